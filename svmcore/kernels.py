@@ -1,0 +1,69 @@
+"""Kernels and vectorized Gram matrices (SPEC §1; seed 000 §1.8)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.spatial.distance import cdist
+
+from ._validation import SVMCoreError
+
+
+def squared_distances(X, Z=None) -> np.ndarray:
+    """Pairwise squared Euclidean distances, exact zeros on the diagonal when Z is None."""
+    X = np.asarray(X, dtype=float)
+    if Z is None:
+        D = cdist(X, X, "sqeuclidean")
+        np.fill_diagonal(D, 0.0)
+        return D
+    return cdist(X, np.asarray(Z, dtype=float), "sqeuclidean")
+
+
+def gaussian_gram(X, Z=None, sigma: float = 1.0, sqdist=None) -> np.ndarray:
+    """Gaussian kernel K(x, x') = exp(−‖x − x'‖² / (2σ²)) (seed 000 §1.8; SPEC §1).
+
+    ``sqdist`` may pass precomputed squared distances so that a σ sweep computes them once.
+    """
+    if not sigma > 0:
+        raise SVMCoreError(f"sigma must be positive, got {sigma!r}")
+    D = squared_distances(X, Z) if sqdist is None else sqdist
+    return np.exp(-D / (2.0 * sigma * sigma))
+
+
+def polynomial_gram(X, Z=None, degree: int = 2) -> np.ndarray:
+    """Polynomial kernel (1 + ⟨x, x'⟩)^d (SPEC §1)."""
+    X = np.asarray(X, dtype=float)
+    Z = X if Z is None else np.asarray(Z, dtype=float)
+    return (1.0 + X @ Z.T) ** int(degree)
+
+
+def linear_gram(X, Z=None) -> np.ndarray:
+    """Linear kernel ⟨x, x'⟩ (SPEC §1)."""
+    X = np.asarray(X, dtype=float)
+    Z = X if Z is None else np.asarray(Z, dtype=float)
+    return X @ Z.T
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """A kernel by name and parameter: ``gaussian`` (sigma), ``polynomial`` (degree), ``linear``."""
+
+    name: str = "gaussian"
+    sigma: float = 1.0
+    degree: int = 2
+
+    def __post_init__(self):
+        if self.name not in ("gaussian", "polynomial", "linear"):
+            raise SVMCoreError(f"unknown kernel {self.name!r}; use gaussian, polynomial or linear")
+
+    def gram(self, X, Z=None) -> np.ndarray:
+        if self.name == "gaussian":
+            return gaussian_gram(X, Z, self.sigma)
+        if self.name == "polynomial":
+            return polynomial_gram(X, Z, self.degree)
+        return linear_gram(X, Z)
+
+
+def kernel_radius(K: np.ndarray) -> float:
+    """R = max_i K_ii − min_ij K_ij, an upper bound on K_ii − K_ij used by XA (SPEC §3)."""
+    return float(np.max(np.diag(K)) - np.min(K))

@@ -1,0 +1,139 @@
+"""What every backend shares: the dual solution record, the exact finish (polish) and the KKT check.
+
+The dual of the weighted SVM (seed 000 eqs 1.9, 1.25; SPEC §2) is
+
+    min ½ α' (D_y K D_y / (2nλ)) α − e'α   s.t. 0 ≤ α_i ≤ L(y_i),  y'α = 0,
+
+with f = K D_y α / (2nλ) + b. An iterative solver returns α up to its tolerance. Once the sets
+(α = 0, 0 < α < L, α = L) are known, the exact solution follows from one linear system on the free
+("elbow") set: y_i f_i = 1 there and y'α = 0. ``finish_dual`` solves it and keeps the result when it
+satisfies every KKT condition; otherwise it keeps the solver's own answer.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+#: relative tolerance that decides α = 0 or α = L(y_i) (SPEC §3: robust set membership)
+BOUND_RTOL = 1e-6
+
+
+@dataclass
+class DualSolution:
+    """α (paper scale, 0 ≤ α_i ≤ L(y_i)), b, f on the training points and diagnostics."""
+
+    lam: float
+    alpha: np.ndarray
+    b: float
+    f: np.ndarray
+    solver: str
+    n_iter: int = 0
+    kkt_residual: float = float("nan")
+    polished: bool = False
+    info: dict = field(default_factory=dict)
+
+
+def decision_values(K, y, alpha, lam, b) -> np.ndarray:
+    """f_i = Σ_j K_ij y_j α_j / (2nλ) + b (SPEC §2)."""
+    n = len(y)
+    return K @ (y * alpha) / (2.0 * n * lam) + b
+
+
+def snap_to_bounds(alpha, upper, rtol: float = BOUND_RTOL) -> np.ndarray:
+    """Set α_i to exactly 0 or L(y_i) when within rtol·L(y_i) of that bound."""
+    a = np.clip(np.asarray(alpha, float), 0.0, upper)
+    a = np.where(a <= rtol * upper, 0.0, a)
+    return np.where(a >= (1.0 - rtol) * upper, upper, a)
+
+
+def kkt_residual(y, f, alpha, upper, rtol: float = BOUND_RTOL) -> float:
+    """Largest violation of the KKT conditions of the dual (SPEC §2).
+
+    α_i = 0 needs y_i f_i ≥ 1; α_i = L(y_i) needs y_i f_i ≤ 1; 0 < α_i < L(y_i) needs y_i f_i = 1;
+    also y'α = 0 (scaled by Σ L) and 0 ≤ α ≤ L.
+    """
+    yf = y * f
+    at0 = alpha <= rtol * upper
+    atL = alpha >= (1.0 - rtol) * upper
+    free = ~(at0 | atL)
+    r = np.zeros_like(yf)
+    r[at0] = np.maximum(0.0, 1.0 - yf[at0])
+    r[atL] = np.maximum(0.0, yf[atL] - 1.0)
+    r[free] = np.abs(yf[free] - 1.0)
+    box = max(0.0, float(np.max(-alpha)), float(np.max(alpha - upper)))
+    eq = abs(float(y @ alpha)) / float(np.sum(upper))
+    return float(max(r.max(initial=0.0), box, eq))
+
+
+def intercept_from_bounds(g, y, alpha, upper) -> float:
+    """b when no α is strictly inside (0, L): the midpoint of the interval the KKT conditions allow.
+
+    With g = K D_y α/(2nλ), α_i = 0 needs y_i(g_i + b) ≥ 1 and α_i = L needs y_i(g_i + b) ≤ 1. Every b
+    in the resulting interval gives the same primal objective; like LIBSVM we take its midpoint.
+    """
+    at0 = alpha == 0
+    lo_parts = np.r_[(1 - g)[at0 & (y > 0)], (-1 - g)[~at0 & (y < 0)]]
+    hi_parts = np.r_[(-1 - g)[at0 & (y < 0)], (1 - g)[~at0 & (y > 0)]]
+    lo = lo_parts.max() if lo_parts.size else -np.inf
+    hi = hi_parts.min() if hi_parts.size else np.inf
+    if np.isfinite(lo) and np.isfinite(hi):
+        return float(0.5 * (lo + hi))
+    if np.isfinite(lo):
+        return float(lo)
+    if np.isfinite(hi):
+        return float(hi)
+    return 0.0
+
+
+def finish_dual(K, y, upper, lam, alpha_raw, b_raw, solver: str, n_iter: int = 0,
+                tol: float = 1e-7, info: dict | None = None) -> DualSolution:
+    """Exact solution on the sets the solver found (SPEC §2); keep the raw one if that fails KKT.
+
+    Parameters
+    ----------
+    K : (n, n) Gram matrix;  y : ±1 labels;  upper : L(y_i);  lam : λ.
+    alpha_raw, b_raw : the solver's α (paper scale) and b.
+    tol : largest KKT residual accepted for the polished solution.
+    """
+    n = len(y)
+    s = 2.0 * n * lam
+    raw_alpha = np.clip(np.asarray(alpha_raw, float), 0.0, upper)
+    raw_f = decision_values(K, y, raw_alpha, lam, b_raw)
+    raw_res = kkt_residual(y, raw_f, raw_alpha, upper)
+
+    alpha = snap_to_bounds(raw_alpha, upper)
+    free = (alpha > 0) & (alpha < upper)
+    polished_ok = False
+    if free.any():
+        E = np.flatnonzero(free)
+        U = np.flatnonzero(alpha == upper)
+        rhs = np.empty(E.size + 1)
+        rhs[:-1] = y[E] - K[np.ix_(E, U)] @ (y[U] * upper[U]) / s
+        rhs[-1] = -float(y[U] @ upper[U])
+        M = np.zeros((E.size + 1, E.size + 1))
+        M[:-1, :-1] = K[np.ix_(E, E)] * (y[E] / s)[None, :]
+        M[:-1, -1] = 1.0
+        M[-1, :-1] = y[E]
+        try:
+            sol = np.linalg.solve(M, rhs)
+            if not np.all(np.isfinite(sol)):
+                raise np.linalg.LinAlgError
+        except np.linalg.LinAlgError:
+            sol = np.linalg.lstsq(M, rhs, rcond=None)[0]
+        aE, b = sol[:-1], float(sol[-1])
+        slack = 1e-9 * upper[E]
+        if np.all(aE >= -slack) and np.all(aE <= upper[E] + slack):
+            alpha = alpha.copy()
+            alpha[E] = np.clip(aE, 0.0, upper[E])
+            polished_ok = True
+    else:
+        g = K @ (y * alpha) / s
+        b = intercept_from_bounds(g, y, alpha, upper)
+        polished_ok = True
+    if polished_ok:
+        f = decision_values(K, y, alpha, lam, b)
+        res = kkt_residual(y, f, alpha, upper)
+        if res <= max(tol, raw_res):
+            return DualSolution(lam, alpha, b, f, solver, n_iter, res, True, info or {})
+    return DualSolution(lam, raw_alpha, float(b_raw), raw_f, solver, n_iter, raw_res, False, info or {})

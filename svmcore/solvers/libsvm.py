@@ -1,0 +1,30 @@
+"""LIBSVM through scikit-learn's ``SVC(kernel="precomputed")`` (SPEC §2).
+
+C = 1/(2nλ), class_weight = {+1: L(+1), −1: L(−1)}; |dual_coef_|_i = a_i = α_i/(2nλ).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ._common import DualSolution, finish_dual
+
+
+def solve_libsvm(K, y, upper, lam, tol: float = 1e-6, cache_size: float = 500.0,
+                 max_iter: int = -1) -> DualSolution:
+    """Fit the weighted SVM with LIBSVM's SMO on a precomputed Gram matrix (SPEC §2)."""
+    from sklearn.svm import SVC
+
+    n = len(y)
+    s = 2.0 * n * lam
+    L_pos = float(upper[y > 0][0])
+    L_neg = float(upper[y < 0][0])
+    svc = SVC(C=1.0 / s, kernel="precomputed", tol=tol, cache_size=cache_size,
+              class_weight={1: L_pos, -1: L_neg}, max_iter=max_iter, shrinking=True)
+    svc.fit(K, y.astype(int))
+    # decision_function > 0 means classes_[1] (= +1); dual_coef_ holds y_i a_i on the support.
+    sign = 1.0 if svc.classes_[1] == 1 else -1.0
+    alpha = np.zeros(n)
+    alpha[svc.support_] = np.abs(svc.dual_coef_[0]) * s
+    b = sign * float(svc.intercept_[0])
+    n_iter = int(np.sum(svc.n_iter_))
+    return finish_dual(K, y, upper, lam, alpha, b, "libsvm", n_iter)
