@@ -1,0 +1,168 @@
+"""The fitted SVM (``SVMFit``) and the backend registry (SPEC §2; seed 000 eqs 1.9, 1.25)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+import numpy as np
+
+from ._validation import SVMCoreError, check_lambda, check_labels, check_matrix
+from .kernels import Kernel, kernel_radius
+from .solvers._common import DualSolution
+from .weights import ClassWeights, standard_weights
+
+
+@dataclass
+class SVMFit:
+    """One solution of the weighted SVM at one λ, in the paper's parameterization.
+
+    Attributes
+    ----------
+    lam : λ.   alpha : α_i ∈ [0, L(y_i)] (paper scale).   b : intercept.   f : f(x_i).
+    y : ±1 labels.   upper : L(y_i).   weights : the ClassWeights.   K_diag : K_ii.
+    radius : R = max K_ii − min K_ij (XA's default, SPEC §3).
+    solver, n_iter, kkt_residual, polished, info : diagnostics.
+    X, kernel : training inputs and kernel, for ``decision_function`` on new points.
+    """
+
+    lam: float
+    alpha: np.ndarray
+    b: float
+    f: np.ndarray
+    y: np.ndarray
+    upper: np.ndarray
+    weights: ClassWeights
+    K_diag: np.ndarray
+    radius: float
+    solver: str = ""
+    n_iter: int = 0
+    kkt_residual: float = float("nan")
+    polished: bool = False
+    info: dict | None = None
+    X: np.ndarray | None = None
+    kernel: Kernel | None = None
+
+    @property
+    def n(self) -> int:
+        return int(self.y.shape[0])
+
+    @property
+    def a(self) -> np.ndarray:
+        """LIBSVM-scale dual variables a_i = α_i / (2nλ) (SPEC §2)."""
+        return self.alpha / (2.0 * self.n * self.lam)
+
+    @property
+    def c(self) -> np.ndarray:
+        """Coefficients c = D_y α / (2nλ) of f = b + Σ c_i K(·, x_i)."""
+        return self.y * self.a
+
+    @property
+    def theta(self) -> np.ndarray:
+        """θ_i = α_i K_ii / (2nλ) (SPEC §2), exactly 0 where α_i = 0."""
+        return self.a * self.K_diag
+
+    @property
+    def n_sv(self) -> int:
+        return int(np.count_nonzero(self.alpha > 0))
+
+    @property
+    def xi(self) -> np.ndarray:
+        """Hinge slacks ξ_i = (1 − y_i f_i)_+."""
+        return np.maximum(0.0, 1.0 - self.y * self.f)
+
+    def primal_objective(self) -> float:
+        """(1/n) Σ L(y_i) ξ_i + λ c'Kc, with c'Kc = c'(f − b) (seed 000 eq 1.9)."""
+        return float(np.mean(self.upper * self.xi) + self.lam * self.c @ (self.f - self.b))
+
+    def train_error(self) -> float:
+        """Fraction of training points with y_i f_i ≤ 0 (f = 0 counts as an error, SPEC §2)."""
+        return float(np.mean(self.y * self.f <= 0))
+
+    def decision_function(self, X_new) -> np.ndarray:
+        """f(x) = b + Σ_i c_i K(x, x_i) at new points."""
+        if self.X is None or self.kernel is None:
+            raise SVMCoreError("this fit was made from a Gram matrix; it has no inputs to evaluate at")
+        X_new = check_matrix(X_new, "X_new")
+        sv = self.alpha > 0
+        return self.kernel.gram(X_new, self.X[sv]) @ self.c[sv] + self.b
+
+
+def _solver_registry() -> dict[str, Callable]:
+    from .solvers.libsvm import solve_libsvm
+    from .solvers.qp import solve_cvxopt
+
+    reg = {"cvxopt": solve_cvxopt, "libsvm": solve_libsvm}
+    return reg
+
+
+POINTWISE_SOLVERS = ("cvxopt", "libsvm")
+
+
+def available_solvers() -> list[str]:
+    """Names accepted by ``solve_lambdas`` and the CLI's ``--solver``."""
+    names = list(POINTWISE_SOLVERS)
+    try:
+        from .solvers import path  # noqa: F401
+        names = ["auto", "path"] + names
+    except ImportError:
+        pass
+    return names
+
+
+def choose_solver(solver: str, n: int) -> str:
+    """Resolve ``auto``: the path solver when available, else cvxopt (steadier than SMO at small λ)."""
+    if solver != "auto":
+        return solver
+    return "path" if "path" in available_solvers() else "cvxopt"
+
+
+def solve_lambdas(K, y, upper, lams: Sequence[float], solver: str = "auto") -> list[DualSolution]:
+    """Solve the dual at every λ in ``lams`` for one Gram matrix (order kept).
+
+    A pointwise backend is called once per λ; the path backend follows the whole path. An exception
+    at one λ is returned in place of that λ's solution (the caller records it), not raised.
+    """
+    solver = choose_solver(solver, len(y))
+    if solver == "path":
+        from .solvers.path import solve_path
+        return solve_path(K, y, upper, list(lams))
+    reg = _solver_registry()
+    if solver not in reg:
+        raise SVMCoreError(f"unknown solver {solver!r}; use one of {available_solvers()}")
+    out = []
+    for lam in lams:
+        try:
+            out.append(reg[solver](K, y, upper, lam))
+        except Exception as exc:  # one failed grid point must not stop the sweep
+            out.append(exc)
+    return out
+
+
+def make_fit(sol: DualSolution, y, upper, weights: ClassWeights, K_diag, radius,
+             X=None, kernel=None) -> SVMFit:
+    """Wrap a backend's DualSolution as an SVMFit."""
+    return SVMFit(sol.lam, sol.alpha, sol.b, sol.f, y, upper, weights, K_diag, radius,
+                  sol.solver, sol.n_iter, sol.kkt_residual, sol.polished, sol.info, X, kernel)
+
+
+def fit_svm(X, y, lam: float, kernel: Kernel | None = None, weights: ClassWeights | None = None,
+            solver: str = "cvxopt") -> SVMFit:
+    """Fit the cost- and prior-weighted SVM (seed 000 eq 1.25; SPEC §2) at one λ.
+
+    Parameters
+    ----------
+    X : (n, d) inputs.  y : ±1 labels.  lam : λ > 0 (LIBSVM's C = 1/(2nλ)).
+    kernel : Kernel (default Gaussian, σ = 1).  weights : ClassWeights (default L ≡ 1).
+    solver : "cvxopt", "libsvm", "path" or "auto".
+    """
+    X = check_matrix(X)
+    y = check_labels(y)
+    lam = check_lambda(lam)
+    kernel = kernel or Kernel()
+    weights = weights or standard_weights()
+    K = kernel.gram(X)
+    upper = weights.upper_bounds(y)
+    sol = solve_lambdas(K, y, upper, [lam], solver)[0]
+    if isinstance(sol, Exception):
+        raise sol
+    return make_fit(sol, y, upper, weights, np.diag(K).copy(), kernel_radius(K), X, kernel)
