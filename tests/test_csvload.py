@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from svmcore._validation import SVMCoreError
 from svmcore.datasets.base import Dataset
 from svmcore.datasets.csvload import (CSVLoadError, dataset_from_table, default_positive,
-                                      load_csv, read_csv_table)
+                                      line_numbers, load_csv, read_csv_table)
 
 
 def make_csv(n=12, label=None, extra=None, header="x1,x2,label"):
@@ -313,7 +313,8 @@ def test_read_table_keeps_text():
     df = read_csv_table(make_csv().encode())
     assert list(df.columns) == ["x1", "x2", "label"]
     assert all(isinstance(v, str) for v in df["x1"])
-    assert len(df.attrs["line_numbers"]) == len(df)
+    assert list(line_numbers(df)) == list(range(2, 14))
+    assert line_numbers(df.iloc[:3]) is None
 
 
 # ----------------------------------------------------------------------------- properties

@@ -15,8 +15,9 @@ Row numbers in messages
 -----------------------
 "data row k" counts the data rows from 1, after the header line and skipping blank lines;
 "line L of the file" counts every line of the file from 1, the header being line 1. A
-table built by :func:`read_csv_table` remembers the line of each row in
-``df.attrs["line_numbers"]``; for any other table only the data row is given.
+table built by :func:`read_csv_table` remembers the line of each row (in ``df.attrs``,
+see :func:`line_numbers`); for any other table, or one whose rows were since filtered,
+only the data row is given.
 
 Default positive class
 ----------------------
@@ -34,7 +35,9 @@ Reading rules
 -------------
 Text must be UTF-8 (a byte-order mark is allowed). The separator is a comma, unless the
 header line has no comma but has semicolons or tabs, in which case the more frequent of
-those is used. Cells and column names are stripped of surrounding blanks. Empty cells and
+those is used. Cells and column names are stripped of surrounding blanks. A feature cell is a number
+when Python's ``float`` reads it (``1``, ``-2.5``, ``1e-3``, ``1_000``), except ``nan``
+and infinities. Empty cells and
 ``NA``, ``N/A``, ``NaN``, ``null``, ``None``, ``?``, ``#N/A``, ``missing`` (any case) are
 missing values. A wholly empty column with an empty name (a trailing separator on every
 line) is dropped. Nothing is ever unpickled or evaluated.
@@ -56,7 +59,7 @@ from .base import Dataset
 from .base import standardize as _standardize
 
 __all__ = ["CSVLoadError", "read_csv_table", "dataset_from_table", "load_csv",
-           "default_positive", "MIN_ROWS"]
+           "default_positive", "line_numbers", "MIN_ROWS"]
 
 #: Fewest data rows accepted.
 MIN_ROWS = 10
@@ -69,7 +72,7 @@ _NUM_RE = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?
 _INF_RE = re.compile(r"[+-]?(?:inf|infinity)", re.IGNORECASE)
 # Control characters that never occur in a text CSV (tab, LF, VT, FF, CR are allowed).
 _CTRL_RE = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
-_LINES_ATTR = "line_numbers"
+_LINES_ATTR = "svmcore_line_numbers"
 
 
 class CSVLoadError(SVMCoreError):
@@ -152,14 +155,14 @@ def _raw_bytes(source) -> bytes | str:
         path = Path(source)
         try:
             if path.is_dir():
-                raise CSVLoadError(f"{str(path)!r} is a folder, not a CSV file")
+                raise CSVLoadError(f"{_q(path)} is a folder, not a CSV file")
             return path.read_bytes()
         except CSVLoadError:
             raise
         except FileNotFoundError:
-            raise CSVLoadError(f"file not found: {str(path)!r}") from None
+            raise CSVLoadError(f"file not found: {_q(path)}") from None
         except (OSError, ValueError) as exc:
-            raise CSVLoadError(f"cannot read {str(path)!r}: {exc}") from None
+            raise CSVLoadError(f"cannot read {_q(path)}: {exc}") from None
     getvalue = getattr(source, "getvalue", None)
     read = getattr(source, "read", None)
     if getvalue is None and read is None:
@@ -235,8 +238,8 @@ def read_csv_table(source) -> pd.DataFrame:
     -------
     pandas.DataFrame
         One column per header name, cells as stripped ``str`` (object dtype, nothing
-        converted), a default ``RangeIndex``; ``df.attrs["line_numbers"]`` holds the line of
-        the file where each data row starts.
+        converted), a default ``RangeIndex``; :func:`line_numbers` gives the line of the
+        file where each data row starts.
 
     Raises
     ------
@@ -279,9 +282,14 @@ def read_csv_table(source) -> pd.DataFrame:
                 row.append("")
                 continue
             if not (len(row) == ncol + 1 and row[-1] == "" and header[-1] != ""):
+                hint = ""
+                if any("\n" in c or "\r" in c for c in row):
+                    hint = ("; a quoted field runs over several lines there: is a quote (\") "
+                            "left unclosed?")
                 raise CSVLoadError(
-                    f"data row {k} (line {line} of the file) has {len(row)} fields but the header "
-                    f"(line {header_line}) has {ncol} columns")
+                    f"data row {k} (line {line} of the file) has {len(row)} "
+                    f"field{'s' if len(row) != 1 else ''} but the header (line {header_line}) has "
+                    f"{ncol} column{'s' if ncol != 1 else ''}{hint}")
             del row[-1]
 
     # Drop a wholly empty, unnamed column (from a trailing separator).
@@ -306,7 +314,9 @@ def read_csv_table(source) -> pd.DataFrame:
         raise CSVLoadError(f"the file has a header line but no data rows{_header_hint(header)}")
 
     df = pd.DataFrame(rows, columns=header, dtype=object)
-    df.attrs[_LINES_ATTR] = lines
+    # Stored as immutable bytes: pandas deep-copies ``attrs`` on every column access and
+    # compares them with ``==`` in concat, which a list (slow) or an array (ambiguous) spoils.
+    df.attrs[_LINES_ATTR] = np.asarray(lines, dtype=np.int64).tobytes()
     return df
 
 
@@ -316,13 +326,32 @@ class _Where:
     """Describe row positions of one table in messages."""
 
     def __init__(self, df: pd.DataFrame):
-        lines = df.attrs.get(_LINES_ATTR) if hasattr(df, "attrs") else None
-        self.lines = lines if isinstance(lines, list) and len(lines) == len(df) else None
+        raw = df.attrs.get(_LINES_ATTR) if hasattr(df, "attrs") else None
+        lines = None
+        if isinstance(raw, bytes) and len(raw) % 8 == 0:
+            lines = np.frombuffer(raw, dtype=np.int64)
+        self.lines = lines if lines is not None and len(lines) == len(df) else None
 
     def __call__(self, i: int) -> str:
         if self.lines is not None:
             return f"data row {i + 1} (line {self.lines[i]} of the file)"
         return f"data row {i + 1}"
+
+
+def line_numbers(df: pd.DataFrame) -> np.ndarray | None:
+    """Line of the file where each data row of a table from :func:`read_csv_table` starts.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+
+    Returns
+    -------
+    numpy.ndarray of int or None
+        1-based line numbers (the header is line 1), or None when the table does not carry
+        them or its number of rows changed since it was read.
+    """
+    return _Where(df).lines
 
 
 def _texts(col: pd.Series) -> list:
@@ -352,20 +381,29 @@ def _numeric(col: pd.Series, what: str, where: _Where) -> np.ndarray:
                 raise CSVLoadError(f"missing value in {what} at {where(i)} (empty cell)")
             raise CSVLoadError(f"infinite value {_q(_fmt_number(x[i]))} in {what} at {where(i)}")
         return x
+    try:  # fast path: every cell is a finite number
+        x = np.asarray(col.to_numpy(dtype=object), dtype=float)
+        if x.ndim == 1 and np.isfinite(x).all():
+            return x
+    except (TypeError, ValueError, OverflowError):
+        pass
     texts = _texts(col)
     x = np.empty(len(texts))
     for i, s in enumerate(texts):
         if s is None or s.lower() in MISSING_TOKENS:
             cell = "empty cell" if not s else f"the cell reads {_q(s)}"
             raise CSVLoadError(f"missing value in {what} at {where(i)} ({cell})")
-        if _NUM_RE.fullmatch(s):
+        try:
             v = float(s)
-            if not np.isfinite(v):
-                raise CSVLoadError(f"infinite value {_q(s)} in {what} at {where(i)} "
-                                   "(too large for a floating-point number)")
+        except (ValueError, OverflowError):
+            v = None
+        if v is not None and np.isnan(v):
+            raise CSVLoadError(f"missing value in {what} at {where(i)} (the cell reads {_q(s)})")
+        if v is not None and np.isinf(v):
+            extra = "" if _INF_RE.fullmatch(s) else " (too large for a floating-point number)"
+            raise CSVLoadError(f"infinite value {_q(s)} in {what} at {where(i)}{extra}")
+        if v is not None:
             x[i] = v
-        elif _INF_RE.fullmatch(s):
-            raise CSVLoadError(f"infinite value {_q(s)} in {what} at {where(i)}")
         else:
             raise CSVLoadError(f"{what} is not numeric: {where(i)} has {_q(s)}")
     return x
@@ -393,9 +431,15 @@ def _class_labels(df, label, where) -> list:
         cells = raw.tolist()
     else:
         cells = _texts(raw)
+    seen: dict = {}
     out = []
     for i, v in enumerate(cells):
-        c = _canonical(v)
+        try:
+            c = seen[v]
+        except KeyError:
+            c = seen[v] = _canonical(v)
+        except TypeError:  # unhashable cell
+            c = _canonical(v)
         if c is None:
             shown = "empty cell" if v is None or str(v).strip() == "" or (
                 isinstance(v, float) and np.isnan(v)) else f"the cell reads {_q(v)}"
@@ -529,7 +573,8 @@ def dataset_from_table(df: pd.DataFrame, label, positive=None, p_column=None, fe
     X = np.empty((n, len(features)))
     for j, f in enumerate(features):
         X[:, j] = _numeric(df[f], f"column {_q(f)}", where)
-    const = [f for j, f in enumerate(features) if np.ptp(X[:, j]) == 0]
+    with np.errstate(all="ignore"):
+        const = [f for j, f in enumerate(features) if np.ptp(X[:, j]) == 0]
     if const:
         raise CSVLoadError(f"constant feature column(s) {_list(const)}: every row has the same value; "
                            "deselect or remove them")
@@ -547,11 +592,16 @@ def dataset_from_table(df: pd.DataFrame, label, positive=None, p_column=None, fe
     if standardize:
         with np.errstate(all="ignore"):
             Z, center, scale = _standardize(X)
-        badcol = ~np.isfinite(Z).all(axis=0) | ~np.isfinite(scale) | ~np.isfinite(center)
-        if badcol.any():
-            j = int(np.flatnonzero(badcol)[0])
-            raise CSVLoadError(f"column {_q(features[j])} has values too large to standardize "
-                               f"(largest magnitude {_fmt_number(np.abs(X[:, j]).max())})")
+            badcol = ~np.isfinite(Z).all(axis=0) | ~np.isfinite(scale) | ~np.isfinite(center)
+            if badcol.any():
+                j = int(np.flatnonzero(badcol)[0])
+                raise CSVLoadError(f"column {_q(features[j])} has values too large to standardize "
+                                   f"(largest magnitude {_fmt_number(np.abs(X[:, j]).max())})")
+            tiny = np.abs(Z.std(axis=0) - 1.0) > 1e-6
+            if tiny.any():
+                j = int(np.flatnonzero(tiny)[0])
+                raise CSVLoadError(f"column {_q(features[j])} varies too little to standardize "
+                                   f"(its values differ by only {_fmt_number(np.ptp(X[:, j]))})")
         X = Z
 
     if class_names is None:
