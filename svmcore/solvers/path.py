@@ -1,0 +1,511 @@
+"""The entire regularization path of the weighted SVM (SPEC §2; Hastie, Rosset, Tibshirani & Zhu 2004).
+
+Notation (SPEC §2). s = 2nλ is HRTZ's λ_H, α_i ∈ [0, L(y_i)] is the dual variable, β = D_y α,
+α_0 = s·b and h = s·f = K β + α_0. Points fall in three sets:
+
+* elbow E: y_i f_i = 1, 0 ≤ α_i ≤ L(y_i), α_i free to move;
+* left  L: y_i f_i ≤ 1, α_i = L(y_i);
+* right R: y_i f_i ≥ 1, α_i = 0.
+
+While the sets do not change, the elbow equations ``α_0 + K_EE β_E = s y_E − K_E,F β_F`` and
+``1'β_E = −1'β_F`` (F = every point outside E, its α fixed) make (α_0, β_E) affine in s, and so
+is h on every point (HRTZ 2004 §3, eq. 19–22). The path is followed downwards in s from an exact
+solution at the largest requested λ; the next breakpoint is the first s at which an elbow α reaches
+0 or L(y_i) or a left/right point reaches y f = 1 (HRTZ §3.2). The inverse of the bordered elbow
+matrix ``[[0, 1'], [1, K_EE]]`` is updated in O(|E|²) when a point enters or leaves and rebuilt from
+scratch from time to time.
+
+Degenerate cases:
+
+* empty elbow (HRTZ §4.1, §5): α is constant, α_0 is any value of an interval that closes when a
+  left point of each class reaches the margin; both then enter. Until then b is the midpoint of the
+  interval (``intercept_from_bounds``), the convention of ``finish_dual``.
+* a point whose kernel row is (numerically) in the affine span of the elbow's rows (duplicates,
+  Gaussian kernels with a large σ) would make the elbow matrix singular; it is not added but
+  "parked" at its current α and margin, and reconsidered when the elbow loses a point.
+* several events at one s are applied together; zero-length steps are allowed (a bounded number).
+* below the last event (no left point remains) a = α/s and f are constant: the formulas of the
+  last segment remain exact for every smaller s.
+
+At every requested λ the state is recomputed exactly from the current partition and its KKT
+residual checked; above ``kkt_tol`` the λ is solved with cvxopt (``fallback``) and the path restarts
+from that solution.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ._common import BOUND_RTOL, DualSolution, intercept_from_bounds, kkt_residual
+
+_R, _L, _E, _P = 0, 1, 2, 3          # status codes: right (α=0), left (α=L), elbow, parked
+
+
+class PathError(RuntimeError):
+    """The path could not be continued (cycling, loss of accuracy)."""
+
+
+class _Path:
+    """State of the path at the current breakpoint s: α, α_0, h = s f, partition, elbow inverse."""
+
+    def __init__(self, K, y, upper, dep_tol=1e-11, refactor_every=64):
+        self.K = K
+        self.y = y
+        self.upper = upper
+        self.n = n = len(y)
+        self.kscale = max(float(np.max(np.abs(np.diag(K)))), 1e-300)
+        self.dep_tol = dep_tol
+        self.refactor_every = refactor_every
+        self.KE = np.empty((min(n, 64), n))          # rows K[E[j], :], grown on demand
+        self.Binv = np.zeros((min(n, 64) + 1, min(n, 64) + 1))
+        self.E = np.empty(0, dtype=np.intp)
+        self.m = 0
+        self.n_updates = 0
+        self.n_events = 0
+
+    # ------------------------------------------------------------------ elbow inverse
+    def _grow(self):
+        cap = self.KE.shape[0]
+        if self.m < cap:
+            return
+        new = min(self.n, 2 * cap)
+        KE = np.empty((new, self.n))
+        KE[:self.m] = self.KE[:self.m]
+        B = np.zeros((new + 1, new + 1))
+        B[:self.m + 1, :self.m + 1] = self.Binv[:self.m + 1, :self.m + 1]
+        self.KE, self.Binv = KE, B
+
+    def try_add(self, p) -> bool:
+        """Add point p to the elbow unless its row is dependent on the elbow's (Schur test)."""
+        m = self.m
+        kpp = self.K[p, p]
+        if m == 0:
+            self._grow()
+            self.KE[0] = self.K[p]
+            B = self.Binv
+            B[0, 0], B[0, 1], B[1, 0], B[1, 1] = -kpp, 1.0, 1.0, 0.0
+        else:
+            u = np.empty(m + 1)
+            u[0] = 1.0
+            u[1:] = self.KE[:m, p]
+            w = self.solve_elbow(u)
+            c = kpp - u @ w
+            if not c > self.dep_tol * self.kscale:
+                return False
+            self._grow()
+            B = self.Binv
+            B[:m + 1, :m + 1] += np.outer(w, w / c)
+            B[m + 1, :m + 1] = -w / c
+            B[:m + 1, m + 1] = -w / c
+            B[m + 1, m + 1] = 1.0 / c
+            self.KE[m] = self.K[p]
+        self.E = np.append(self.E, p)
+        self.m = m + 1
+        self.status[p] = _E
+        self.n_updates += 1
+        return True
+
+    def remove(self, j):
+        """Remove the j-th elbow point (position in E) from the elbow; O(|E|²)."""
+        m = self.m
+        r = j + 1
+        B = self.Binv[:m + 1, :m + 1]
+        if m == 1:
+            self.E = self.E[:0]
+            self.m = 0
+            return
+        col = B[:, r].copy()
+        B -= np.outer(col, col / col[r])
+        last = m
+        if r != last:                       # move the last elbow point into slot r
+            B[r, :] = B[last, :]
+            B[:, r] = B[:, last]
+            B[r, r] = B[last, last]
+            self.KE[j] = self.KE[m - 1]
+            self.E[j] = self.E[m - 1]
+        self.E = self.E[:m - 1]
+        self.m = m - 1
+        self.n_updates += 1
+
+    def refactor(self):
+        """Rebuild the inverse of the bordered elbow matrix from K (removes accumulated drift)."""
+        m = self.m
+        self.n_updates = 0
+        if m == 0:
+            return
+        A = np.zeros((m + 1, m + 1))
+        A[0, 1:] = 1.0
+        A[1:, 0] = 1.0
+        A[1:, 1:] = self.KE[:m][:, self.E]
+        try:
+            self.Binv[:m + 1, :m + 1] = np.linalg.inv(A)
+        except np.linalg.LinAlgError:
+            self.Binv[:m + 1, :m + 1] = np.linalg.pinv(A)
+
+    def elbow_matvec(self, x, KEE):
+        """[[0, 1'], [1, K_EE]] @ x."""
+        r = np.empty_like(x)
+        r[0] = x[1:].sum()
+        r[1:] = x[0] + KEE @ x[1:]
+        return r
+
+    def solve_elbow(self, rhs, refine=3):
+        """Solve the bordered elbow system backward-stably: the maintained inverse plus iterative
+        refinement; LU (then least squares) when refinement does not reach rounding level."""
+        m = self.m
+        B = self.Binv[:m + 1, :m + 1]
+        KEE = self.KE[:m][:, self.E]
+        x = B @ rhs
+        scale = np.abs(rhs).max() + 1e-300
+        for _ in range(refine):
+            r = rhs - self.elbow_matvec(x, KEE)
+            err = np.abs(r).max()
+            if err <= 1e-15 * (scale + np.abs(KEE).max() * np.abs(x[1:]).max(initial=0.0)):
+                return x
+            x = x + B @ r
+        r = rhs - self.elbow_matvec(x, KEE)
+        if np.abs(r).max() <= 1e-13 * (scale + np.abs(KEE).max() * np.abs(x[1:]).max(initial=0.0)):
+            return x
+        A = np.zeros((m + 1, m + 1))
+        A[0, 1:] = 1.0
+        A[1:, 0] = 1.0
+        A[1:, 1:] = KEE
+        try:
+            x = np.linalg.solve(A, rhs)
+            if np.all(np.isfinite(x)):
+                return x
+        except np.linalg.LinAlgError:
+            pass
+        return np.linalg.lstsq(A, rhs, rcond=None)[0]
+
+    # ------------------------------------------------------------------ state
+    def set_solution(self, s, alpha, b):
+        """Take an exact solution at s = 2nλ: partition, elbow inverse, exact α_E, h."""
+        upper, y = self.upper, self.y
+        alpha = np.clip(np.asarray(alpha, float), 0.0, upper)
+        at0 = alpha <= BOUND_RTOL * upper
+        atL = alpha >= (1.0 - BOUND_RTOL) * upper
+        alpha = np.where(at0, 0.0, np.where(atL, upper, alpha))
+        self.alpha = alpha
+        self.status = np.where(atL, _L, _R).astype(np.int8)
+        free = np.flatnonzero(~at0 & ~atL)
+        self.E = np.empty(0, dtype=np.intp)
+        self.m = 0
+        self.s = float(s)
+        self.alpha0 = float(s * b)
+        # add the free points, the most interior first; dependent ones are parked
+        order = free[np.argsort(-np.minimum(alpha[free], upper[free] - alpha[free]))]
+        for p in order:
+            if not self.try_add(p):
+                self.status[p] = _P
+        self.refactor()
+        self.exact_state()
+
+    def exact_state(self):
+        """Recompute α_E, α_0 from the elbow system at the current s, and h = K β + α_0."""
+        y, s, m = self.y, self.s, self.m
+        beta = y * self.alpha
+        if m > 0:
+            E = self.E
+            bF = beta.copy()
+            bF[E] = 0.0
+            rhs = np.empty(m + 1)
+            rhs[0] = -bF.sum()
+            rhs[1:] = s * y[E] - self.KE[:m] @ bF
+            x = self.solve_elbow(rhs)
+            self.alpha0 = float(x[0])
+            beta[E] = x[1:]
+            self.alpha[E] = y[E] * x[1:]
+            self.h = self._h_of(beta, self.alpha0)
+        else:
+            g = self.K @ beta
+            self.alpha0 = s * intercept_from_bounds(g / s, y, self.alpha, self.upper)
+            self.h = g + self.alpha0
+
+    def _h_of(self, beta, alpha0):
+        """h = K β + α_0, as a correction of a reference product when few β changed."""
+        ref = getattr(self, "_href", None)
+        if ref is not None:
+            h_ref, b_ref, a0_ref, s_ref = ref
+            if self.s >= 0.5 * s_ref:          # keep the reference's rounding error ≪ s
+                C = np.flatnonzero(beta != b_ref)
+                if C.size <= self.n // 8:
+                    return h_ref + (beta[C] - b_ref[C]) @ self.K[C] + (alpha0 - a0_ref)
+        h = self.K @ beta + alpha0
+        self._href = (h, beta.copy(), alpha0, self.s)
+        return h
+
+    def solution_at(self, s_req, lam):
+        """Exact α, b, f at s_req ≤ s on the current segment (the partition is valid there)."""
+        save = (self.s, self.alpha.copy(), self.alpha0, self.h)
+        self.s = float(s_req)
+        self.exact_state()
+        alpha, b = self.alpha.copy(), self.alpha0 / self.s
+        c = self.y * alpha / self.s
+        f = self.K @ c + b                                   # as ``decision_values``
+        # rounding level of f = K c + b: no solver in this parameterization does better
+        floor = np.finfo(float).eps * float(np.max(np.abs(self.K) @ np.abs(c) + abs(b)))
+        self.s, self.alpha, self.alpha0, self.h = save
+        res = kkt_residual(self.y, f, alpha, self.upper)
+        return DualSolution(float(lam), alpha, float(b), f, "path", self.n_events, res, True,
+                            {"kkt_floor": floor})
+
+    # ------------------------------------------------------------------ one segment
+    def direction(self):
+        """d(α_0, β_E)/ds and dh/ds on the current segment."""
+        m = self.m
+        x = self.Binv[:m + 1, 1:m + 1] @ self.y[self.E]
+        dh = x[1:] @ self.KE[:m] + x[0]
+        return x[0], x[1:], dh
+
+    def empty_elbow_event(self):
+        """s at which the α_0-interval of an empty elbow closes, with the two points that enter."""
+        y, g = self.y, self.h - self.alpha0
+        Lp = np.flatnonzero((self.status == _L) & (y > 0))
+        Lm = np.flatnonzero((self.status == _L) & (y < 0))
+        if Lp.size == 0 or Lm.size == 0:
+            return -np.inf, None, None
+        jp = Lp[np.argmax(g[Lp])]
+        jm = Lm[np.argmin(g[Lm])]
+        return 0.5 * (g[jp] - g[jm]), jp, jm
+
+
+def _start(K, y, upper, lam, kkt_tol):
+    """An exact solution at the largest λ: LIBSVM finished exactly, else cvxopt."""
+    from .libsvm import solve_libsvm
+    from .qp import solve_cvxopt
+
+    try:
+        sol = solve_libsvm(K, y, upper, lam, tol=1e-9)
+        if sol.polished and sol.kkt_residual <= kkt_tol:
+            return sol, False
+    except Exception:                                            # noqa: BLE001
+        pass
+    return solve_cvxopt(K, y, upper, lam), True
+
+
+def solve_path(K, y, upper, lams, *, kkt_tol: float = 1e-8, fallback: bool = True,
+               start: DualSolution | None = None, max_events: int | None = None,
+               dep_tol: float = 1e-11) -> list:
+    """Exact regularization path of the weighted SVM evaluated at the requested λ (SPEC §2).
+
+    Follows the piecewise-linear path α(s), α_0(s) (s = 2nλ = HRTZ's λ_H) of Hastie, Rosset,
+    Tibshirani & Zhu (2004, JMLR 5) from an exact solution at max(lams) downwards, with per-point
+    upper bounds L(y_i) (unbalanced and weighted classes), empty-elbow segments, simultaneous events
+    and dependent elbow points handled (module docstring).
+
+    Parameters
+    ----------
+    K : (n, n) array
+        Gram matrix (symmetric positive semidefinite).
+    y : (n,) array of ±1
+    upper : (n,) array
+        L(y_i) > 0, the upper bound of α_i.
+    lams : sequence of float
+        λ values (> 0), in any order.
+    kkt_tol : float
+        Largest KKT residual (``kkt_residual``) accepted at a requested λ; larger → cvxopt.
+    fallback : bool
+        Whether to solve a failed λ with ``solve_cvxopt`` (and restart the path from it). Without
+        fallback the path's answer is returned as is (check ``kkt_residual``).
+    start : DualSolution, optional
+        An exact solution at max(lams) to start from (default: LIBSVM + exact finish, or cvxopt).
+    max_events : int, optional
+        Cap on the number of breakpoints (default 50 n + 1000).
+    dep_tol : float
+        Relative Schur-complement threshold below which a point is not added to the elbow.
+
+    Returns
+    -------
+    list of DualSolution
+        One per λ in the input order, solver "path"; ``info`` holds ``fallback`` (this λ came from
+        cvxopt), ``fallbacks`` (count over the call), ``events`` (breakpoints so far) and
+        ``start`` (how the path was started).
+    """
+    from .qp import solve_cvxopt
+
+    K = np.asarray(K, float)
+    y = np.asarray(y, float)
+    upper = np.asarray(upper, float)
+    lams = np.atleast_1d(np.asarray(lams, float))
+    n = len(y)
+    if lams.size == 0:
+        return []
+    if np.any(lams <= 0):
+        raise ValueError("every λ must be positive")
+    order = np.argsort(-lams, kind="stable")
+    s_req = 2.0 * n * lams[order]
+    max_events = 50 * n + 1000 if max_events is None else int(max_events)
+
+    P = _Path(K, y, upper, dep_tol=dep_tol)
+    if start is None:
+        start, used_cvx = _start(K, y, upper, float(lams[order[0]]), kkt_tol)
+        start_kind = "cvxopt" if used_cvx else "libsvm"
+    else:
+        start_kind = "given"
+    P.set_solution(s_req[0], start.alpha, start.b)
+
+    out = [None] * lams.size
+    fallbacks = 0
+
+    def _reference(k):
+        nonlocal fallbacks
+        fallbacks += 1
+        try:
+            return solve_cvxopt(K, y, upper, float(lams[order[k]]))
+        except Exception:                                         # noqa: BLE001
+            return None
+
+    def _restart(k, ref, reason="KKT"):
+        """Record cvxopt's answer at the k-th λ and restart the path from it."""
+        nonlocal zero_steps
+        out[order[k]] = DualSolution(float(lams[order[k]]), ref.alpha, ref.b, ref.f, "path",
+                                     total_events, ref.kkt_residual, ref.polished,
+                                     {"fallback": True, "start": start_kind, "error": reason})
+        Pn = _Path(K, y, upper, dep_tol=dep_tol)
+        Pn.set_solution(s_req[k], ref.alpha, ref.b)
+        zero_steps = 0
+        return Pn
+
+    zero_steps = 0
+    k = 0                                         # next requested λ (in decreasing order)
+    total_events = 0
+    while k < s_req.size:
+        s = P.s
+        # ---------------------------------------------------------------- next event
+        failed = False
+        try:
+            if total_events > max_events:
+                raise PathError("too many events")
+            if P.m == 0:
+                s_ev, jp, jm = P.empty_elbow_event()
+                t_ev = s - s_ev
+                if t_ev < 0:
+                    t_ev = 0.0
+                ev = ("empty", jp, jm)
+            else:
+                da0, dbeta, dh = P.direction()
+                yE = y[P.E]
+                gap = y * P.h - s                     # y f − 1, times s
+                rho = 1.0 - y * dh                    # d gap / dt, t = s_k − s
+                st = P.status
+                sgn = np.where(st == _L, 1.0, np.where(st == _R, -1.0, 0.0))
+                cand = sgn * rho > 1e-11
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    tm = np.where(cand, np.maximum(-gap / rho, 0.0), np.inf)
+                v = -yE * dbeta                       # dα_E/dt
+                aE = P.alpha[P.E]
+                uE = upper[P.E]
+                vtol = 1e-13 * uE / max(s, 1e-300)
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    te = np.where(v < -vtol, np.maximum(aE / -v, 0.0),
+                                  np.where(v > vtol, np.maximum((uE - aE) / v, 0.0), np.inf))
+                i_m = int(np.argmin(tm)) if tm.size else -1
+                t_m = tm[i_m]
+                j_e = int(np.argmin(te))
+                t_e = te[j_e]
+                t_ev = min(t_m, t_e)
+                if t_ev >= s:                         # no event before s = 0
+                    t_ev = np.inf
+                ev = ("step",)
+            # ------------------------------------------------------ requested λ on this segment
+            restarted = False
+            while k < s_req.size and s - s_req[k] <= t_ev:
+                sol = P.solution_at(s_req[k], lams[order[k]])
+                sol.info.update(fallback=False, start=start_kind)
+                ok = (sol.kkt_residual <= max(kkt_tol, sol.info["kkt_floor"])
+                      and np.all(np.isfinite(sol.f)))
+                if not ok and fallback:
+                    ref = _reference(k)
+                    if ref is not None and not ref.kkt_residual >= sol.kkt_residual:
+                        P = _restart(k, ref)
+                        k += 1
+                        restarted = True
+                        break
+                out[order[k]] = sol
+                k += 1
+            if restarted:
+                continue
+            if k >= s_req.size:
+                break
+            # ------------------------------------------------------ advance to the event
+            if ev[0] == "empty":
+                _, jp, jm = ev
+                P.s = s - t_ev
+                g = P.h - P.alpha0
+                P.alpha0 = P.s - g[jp]
+                P.h = g + P.alpha0
+                P.try_add(jp)
+                if not P.try_add(jm):
+                    raise PathError("empty elbow: dependent pair")
+                P.n_events += 1
+                total_events += 1
+                continue
+            P.s = s - t_ev
+            P.alpha[P.E] = aE + t_ev * v
+            P.alpha0 = P.alpha0 - t_ev * da0
+            P.h = P.h - t_ev * dh
+            if t_ev <= 1e-14 * s:
+                zero_steps += 1
+                if zero_steps > 10 + 2 * n:
+                    raise PathError("cycling at a degenerate breakpoint")
+            else:
+                zero_steps = 0
+            # all events within a relative tolerance of the first
+            tol_t = t_ev + 1e-12 * s
+            leave = np.flatnonzero(te <= tol_t)
+            enter = np.flatnonzero(tm <= tol_t)
+            removed = False
+            for j in sorted(leave.tolist(), reverse=True):
+                p = P.E[j]
+                if v[j] > 0:
+                    P.alpha[p] = upper[p]
+                    P.status[p] = _L
+                else:
+                    P.alpha[p] = 0.0
+                    P.status[p] = _R
+                P.remove(j)
+                removed = True
+            if removed:                               # parked points may now enter
+                parked = np.flatnonzero(P.status == _P)
+                for p in parked:
+                    if P.try_add(p):
+                        continue
+                    a = P.alpha[p]
+                    if a <= BOUND_RTOL * upper[p]:
+                        P.alpha[p], P.status[p] = 0.0, _R
+                    elif a >= (1 - BOUND_RTOL) * upper[p]:
+                        P.alpha[p], P.status[p] = upper[p], _L
+            # enter in order of the size of their violation rate
+            enter = enter[np.argsort(-np.abs(rho[enter]))]
+            for p in enter:
+                if P.status[p] in (_L, _R) and not P.try_add(p):
+                    P.status[p] = _P
+            P.n_events += 1
+            total_events += 1
+            if P.n_updates >= max(P.refactor_every, P.m):
+                P.refactor()
+            P.exact_state()
+        except (PathError, np.linalg.LinAlgError, FloatingPointError) as exc:
+            failed = True
+            reason = str(exc)
+        if failed:
+            if not fallback:
+                # return what the path gives, with its residual, for the remaining λ
+                for kk in range(k, s_req.size):
+                    try:
+                        sol = P.solution_at(s_req[kk], lams[order[kk]])
+                    except Exception:                             # noqa: BLE001
+                        sol = DualSolution(float(lams[order[kk]]), np.full(n, np.nan), np.nan,
+                                           np.full(n, np.nan), "path", P.n_events)
+                    sol.info.update(fallback=False, start=start_kind, error=reason)
+                    out[order[kk]] = sol
+                break
+            ref = _reference(k)
+            if ref is None:
+                raise PathError(f"path failed ({reason}) and cvxopt failed at lambda={lams[order[k]]:g}")
+            P = _restart(k, ref, reason)
+            k += 1
+    for sol in out:
+        sol.info["fallbacks"] = fallbacks
+        sol.info["events"] = total_events
+    return out

@@ -1,0 +1,117 @@
+"""The exact regularization path (svmcore.solvers.path, SPEC §2; HRTZ 2004) against cvxopt."""
+from __future__ import annotations
+
+import zlib
+
+import numpy as np
+import pytest
+
+from svmcore.kernels import gaussian_gram, linear_gram
+from svmcore.solvers._common import kkt_residual
+from svmcore.solvers.path import solve_path
+from svmcore.solvers.qp import solve_cvxopt
+
+RTOL = 1e-6
+
+
+def _wahba(n, seed, frac_a=0.4, shift=2.0):
+    rng = np.random.default_rng(seed)
+    n_a = int(round(frac_a * n))
+    xa = rng.normal(size=(n_a, 2))
+    xb = rng.normal(size=(n - n_a, 2)) * np.sqrt([2.0, 1.0]) + shift
+    return np.vstack([xa, xb]), np.r_[np.ones(n_a), -np.ones(n - n_a)]
+
+
+def _dataset(name):
+    if name == "separable":
+        X, y = _wahba(60, 11, shift=6.0)
+    elif name == "overlapping":
+        X, y = _wahba(70, 12)
+    elif name == "unbalanced":
+        X, y = _wahba(80, 13, frac_a=0.1)
+    elif name == "weighted":
+        X, y = _wahba(70, 14)
+    elif name == "duplicates":
+        X, y = _wahba(50, 15)
+        X = np.vstack([X, X[:12], X[5:9]])          # exact copies, some twice
+        y = np.r_[y, y[:12], y[5:9]]
+    else:
+        raise KeyError(name)
+    upper = np.where(y > 0, 0.5, 1.5) if name == "weighted" else np.ones(len(y))
+    return X, y, upper
+
+
+def _objective(K, y, upper, sol):
+    """(1/n) Σ L(y_i)(1 − y_i f_i)_+ + λ c'Kc, c = y α / (2nλ) (SPEC §2)."""
+    n = len(y)
+    c = y * sol.alpha / (2 * n * sol.lam)
+    return float(np.mean(upper * np.maximum(0.0, 1.0 - y * sol.f)) + sol.lam * c @ K @ c)
+
+
+def _compare(K, y, upper, lams, **kw):
+    sols = solve_path(K, y, upper, lams, **kw)
+    assert [s.lam for s in sols] == list(lams)              # input order
+    worst_f = worst_obj = 0.0
+    for sol in sols:
+        assert sol.solver == "path"
+        ref = solve_cvxopt(K, y, upper, sol.lam)
+        o_p, o_r = _objective(K, y, upper, sol), _objective(K, y, upper, ref)
+        worst_obj = max(worst_obj, abs(o_p - o_r) / abs(o_r))
+        worst_f = max(worst_f, np.max(np.abs(sol.f - ref.f)) / max(1.0, np.max(np.abs(ref.f))))
+        assert np.all(sol.alpha >= 0) and np.all(sol.alpha <= upper)
+        assert abs(y @ sol.alpha) <= 1e-9 * upper.sum()
+    return sols, worst_f, worst_obj
+
+
+CASES = [(d, k) for d in ("separable", "overlapping", "unbalanced", "weighted", "duplicates")
+         for k in ("gauss0.5", "gauss2", "gauss8", "linear")]
+
+
+@pytest.mark.parametrize("data,kernel", CASES)
+def test_path_matches_cvxopt(data, kernel):
+    X, y, upper = _dataset(data)
+    K = linear_gram(X) if kernel == "linear" else gaussian_gram(X, sigma=float(kernel[5:]))
+    n = len(y)
+    rng = np.random.default_rng(zlib.crc32(f"{data}-{kernel}".encode()))
+    lams = 2.0 ** rng.uniform(-25, 0, size=4) / n
+    sols, worst_f, worst_obj = _compare(K, y, upper, lams)
+    assert worst_f <= RTOL, (worst_f, [s.info for s in sols])
+    assert worst_obj <= RTOL, (worst_obj, [s.info for s in sols])
+
+
+def test_full_grid_no_fallback_needed():
+    """On a plain problem the path alone satisfies KKT on the whole paper grid."""
+    X, y, upper = _dataset("overlapping")
+    n = len(y)
+    lams = 2.0 ** np.arange(-25, 1) / n
+    for sigma in (0.25, 1.0, 4.0):
+        K = gaussian_gram(X, sigma=sigma)
+        sols = solve_path(K, y, upper, lams, fallback=False)
+        for sol in sols:
+            assert sol.kkt_residual <= max(1e-8, sol.info["kkt_floor"])
+            assert kkt_residual(y, sol.f, sol.alpha, upper) == sol.kkt_residual
+        assert sols[0].info["fallbacks"] == 0
+
+
+def test_below_path_end_a_is_constant():
+    """Once no point is at its bound, a = α/(2nλ) and f stay constant as λ decreases."""
+    X, y, upper = _dataset("separable")
+    K = gaussian_gram(X, sigma=1.0)
+    n = len(y)
+    lams = np.array([2.0 ** -20, 2.0 ** -24]) / n
+    s1, s2 = solve_path(K, y, upper, lams)
+    assert not np.any(s1.alpha >= upper * (1 - 1e-6))
+    a1, a2 = s1.alpha / (2 * n * s1.lam), s2.alpha / (2 * n * s2.lam)
+    np.testing.assert_allclose(a1, a2, rtol=1e-8, atol=1e-10 * np.max(a1))
+    np.testing.assert_allclose(s1.f, s2.f, rtol=0, atol=1e-8)
+
+
+def test_single_lambda_and_order():
+    X, y, upper = _dataset("weighted")
+    K = gaussian_gram(X, sigma=1.0)
+    n = len(y)
+    lams = np.array([2.0 ** -3, 2.0 ** -10, 2.0 ** -1, 2.0 ** -6]) / n
+    sols = solve_path(K, y, upper, lams)
+    assert [s.lam for s in sols] == list(lams)
+    one = solve_path(K, y, upper, [lams[1]])[0]
+    np.testing.assert_allclose(one.f, sols[1].f, rtol=0, atol=1e-8)
