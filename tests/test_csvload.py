@@ -129,11 +129,8 @@ def test_feature_not_in_file():
 
 
 def test_constant_features_named():
-    text = make_csv(header="x1,x2,label,c1", extra=[5] * 12)
-    text = text.replace("label,c1", "label,c1")
-    lines = text.splitlines()
-    lines[0] += ",c2"
-    lines[1:] = [ln + ",0" for ln in lines[1:]]
+    lines = make_csv(header="x1,x2,label,c1", extra=[5] * 12).splitlines()
+    lines = [lines[0] + ",c2"] + [ln + ",0" for ln in lines[1:]]  # c1 = 5, c2 = 0 everywhere
     msg = err("\n".join(lines) + "\n")
     assert "constant" in msg and "'c1'" in msg and "'c2'" in msg
 

@@ -269,7 +269,9 @@ def read_csv_table(source) -> pd.DataFrame:
                 lines.append(start)
             start = reader.line_num + 1
     except csv.Error as exc:
-        raise CSVLoadError(f"malformed CSV near line {reader.line_num} of the file: {exc}") from None
+        hint = "; is a quote (\") left unclosed?" if "field limit" in str(exc) else ""
+        raise CSVLoadError(
+            f"malformed CSV near line {reader.line_num} of the file: {exc}{hint}") from None
 
     if header is None:  # pragma: no cover - excluded by the empty check
         raise CSVLoadError("the file is empty")
@@ -421,7 +423,8 @@ def _check_column(df, name, role: str) -> str:
         if stripped in df.columns:
             return stripped
         raise CSVLoadError(f"{role} column {_q(name)} is not in the file; "
-                           f"columns are: {_columns_text(df)}")
+                           f"columns are: {_columns_text(df)}"
+                           f"{_header_hint([str(c) for c in df.columns])}")
     return name
 
 
@@ -545,9 +548,14 @@ def dataset_from_table(df: pd.DataFrame, label, positive=None, p_column=None, fe
     if not features:
         raise CSVLoadError(f"no feature columns: the file has only {_columns_text(df)}")
 
-    if max_rows is not None and n > int(max_rows):
-        what = f"{criteria_note} is" if criteria_note else "the chosen criteria are"
-        raise CSVLoadError(f"{what} limited to {int(max_rows)} rows; this file has {n}")
+    if max_rows is not None:
+        try:
+            max_rows = int(max_rows)
+        except (TypeError, ValueError):
+            raise CSVLoadError(f"max_rows must be a whole number, got {max_rows!r}") from None
+        if n > max_rows:
+            what = f"{criteria_note} is" if criteria_note else "the chosen criteria are"
+            raise CSVLoadError(f"{what} limited to {max_rows} rows; this file has {n}")
     if n < MIN_ROWS:
         raise CSVLoadError(f"the file has only {n} data row{'s' if n != 1 else ''}; "
                            f"at least {MIN_ROWS} are needed")
