@@ -76,8 +76,8 @@ BUNDLED: dict[str, BundledSet] = {
         "bupa.csv", "BUPA liver disorders",
         "345 men, 5 blood tests and drinks per day; the UCI 'selector' field (1/2) as the class",
         "2", "1", ("selector 2", "selector 1"),
-        f"Forsyth R. (1990). Liver Disorders. {_UCI}, https://doi.org/10.24432/C54G67 "
-        f"(CC BY 4.0); {_KEEL}",
+        f"Liver Disorders (1990). {_UCI}, https://doi.org/10.24432/C54G67 (CC BY 4.0; donated "
+        f"by R. Forsyth, BUPA Medical Research Ltd.); {_KEEL}",
         (345, 6)),
     "pima": BundledSet(
         "pima.csv", "Pima Indians diabetes",
