@@ -86,54 +86,81 @@ def intercept_from_bounds(g, y, alpha, upper) -> float:
     return 0.0
 
 
-def finish_dual(K, y, upper, lam, alpha_raw, b_raw, solver: str, n_iter: int = 0,
-                tol: float = 1e-7, info: dict | None = None) -> DualSolution:
-    """Exact solution on the sets the solver found (SPEC §2); keep the raw one if that fails KKT.
+def solve_on_partition(K, y, upper, lam, at_upper, free):
+    """α and b from a set partition: y_i f_i = 1 on the free set, y'α = 0 (SPEC §2).
 
-    Parameters
-    ----------
-    K : (n, n) Gram matrix;  y : ±1 labels;  upper : L(y_i);  lam : λ.
-    alpha_raw, b_raw : the solver's α (paper scale) and b.
-    tol : largest KKT residual accepted for the polished solution.
+    Returns (alpha, b). With no free point, b is the midpoint of the KKT interval.
     """
     n = len(y)
     s = 2.0 * n * lam
+    alpha = np.where(at_upper, upper, 0.0)
+    E = np.flatnonzero(free)
+    if E.size == 0:
+        g = K @ (y * alpha) / s
+        return alpha, intercept_from_bounds(g, y, alpha, upper)
+    U = np.flatnonzero(at_upper)
+    rhs = np.empty(E.size + 1)
+    rhs[:-1] = y[E] - K[np.ix_(E, U)] @ (y[U] * upper[U]) / s
+    rhs[-1] = -float(y[U] @ upper[U])
+    M = np.zeros((E.size + 1, E.size + 1))
+    M[:-1, :-1] = K[np.ix_(E, E)] * (y[E] / s)[None, :]
+    M[:-1, -1] = 1.0
+    M[-1, :-1] = y[E]
+    try:
+        sol = np.linalg.solve(M, rhs)
+        if not np.all(np.isfinite(sol)):
+            raise np.linalg.LinAlgError
+    except np.linalg.LinAlgError:
+        sol = np.linalg.lstsq(M, rhs, rcond=None)[0]
+    alpha[E] = sol[:-1]
+    return alpha, float(sol[-1])
+
+
+def finish_dual(K, y, upper, lam, alpha_raw, b_raw, solver: str, n_iter: int = 0,
+                tol: float = 1e-8, info: dict | None = None, max_rounds: int = 30) -> DualSolution:
+    """Exact solution from the sets the solver found (SPEC §2), corrected until KKT holds.
+
+    Starting from the solver's partition (α snapped to 0 / L within ``BOUND_RTOL``), solve the
+    free-set system; move free points that left [0, L] to the bound they crossed and bound points
+    that violate their KKT condition into the free set; repeat (at most ``max_rounds``). The result
+    is kept when its KKT residual is ≤ ``tol`` (or below the raw answer's); otherwise the solver's
+    raw answer is returned with ``polished=False``.
+    """
+    n = len(y)
     raw_alpha = np.clip(np.asarray(alpha_raw, float), 0.0, upper)
     raw_f = decision_values(K, y, raw_alpha, lam, b_raw)
     raw_res = kkt_residual(y, raw_f, raw_alpha, upper)
-
-    alpha = snap_to_bounds(raw_alpha, upper)
-    free = (alpha > 0) & (alpha < upper)
-    polished_ok = False
-    if free.any():
-        E = np.flatnonzero(free)
-        U = np.flatnonzero(alpha == upper)
-        rhs = np.empty(E.size + 1)
-        rhs[:-1] = y[E] - K[np.ix_(E, U)] @ (y[U] * upper[U]) / s
-        rhs[-1] = -float(y[U] @ upper[U])
-        M = np.zeros((E.size + 1, E.size + 1))
-        M[:-1, :-1] = K[np.ix_(E, E)] * (y[E] / s)[None, :]
-        M[:-1, -1] = 1.0
-        M[-1, :-1] = y[E]
-        try:
-            sol = np.linalg.solve(M, rhs)
-            if not np.all(np.isfinite(sol)):
-                raise np.linalg.LinAlgError
-        except np.linalg.LinAlgError:
-            sol = np.linalg.lstsq(M, rhs, rcond=None)[0]
-        aE, b = sol[:-1], float(sol[-1])
-        slack = 1e-9 * upper[E]
-        if np.all(aE >= -slack) and np.all(aE <= upper[E] + slack):
-            alpha = alpha.copy()
-            alpha[E] = np.clip(aE, 0.0, upper[E])
-            polished_ok = True
-    else:
-        g = K @ (y * alpha) / s
-        b = intercept_from_bounds(g, y, alpha, upper)
-        polished_ok = True
-    if polished_ok:
+    a0 = snap_to_bounds(raw_alpha, upper)
+    at_upper = a0 == upper
+    free = (a0 > 0) & ~at_upper
+    best = None
+    seen = set()
+    for _ in range(max_rounds):
+        alpha, b = solve_on_partition(K, y, upper, lam, at_upper, free)
+        slack = 1e-10 * upper
+        low = free & (alpha < -slack)
+        high = free & (alpha > upper + slack)
+        if low.any() or high.any():
+            free = free & ~low & ~high
+            at_upper = at_upper | high
+            continue
+        alpha = np.clip(alpha, 0.0, upper)
         f = decision_values(K, y, alpha, lam, b)
         res = kkt_residual(y, f, alpha, upper)
-        if res <= max(tol, raw_res):
-            return DualSolution(lam, alpha, b, f, solver, n_iter, res, True, info or {})
+        if best is None or res < best[0]:
+            best = (res, alpha, b, f)
+        if res <= tol:
+            break
+        yf = y * f
+        viol0 = (~free & ~at_upper) & (yf < 1.0 - tol)
+        violU = at_upper & (yf > 1.0 + tol)
+        key = (free.tobytes(), at_upper.tobytes())
+        if key in seen or not (viol0.any() or violU.any()):
+            break
+        seen.add(key)
+        free = free | viol0 | violU
+        at_upper = at_upper & ~violU
+    if best is not None and best[0] <= max(tol, raw_res):
+        res, alpha, b, f = best
+        return DualSolution(lam, alpha, float(b), f, solver, n_iter, res, True, info or {})
     return DualSolution(lam, raw_alpha, float(b_raw), raw_f, solver, n_iter, raw_res, False, info or {})

@@ -57,6 +57,7 @@ class _Path:
         self.refactor_every = refactor_every
         self.KE = np.empty((min(n, 64), n))          # rows K[E[j], :], grown on demand
         self.Binv = np.zeros((min(n, 64) + 1, min(n, 64) + 1))
+        self.A = np.zeros_like(self.Binv)               # [[0, 1'], [1, K_EE]]
         self.E = np.empty(0, dtype=np.intp)
         self.m = 0
         self.n_updates = 0
@@ -68,11 +69,14 @@ class _Path:
         if self.m < cap:
             return
         new = min(self.n, 2 * cap)
+        m1 = self.m + 1
         KE = np.empty((new, self.n))
         KE[:self.m] = self.KE[:self.m]
         B = np.zeros((new + 1, new + 1))
-        B[:self.m + 1, :self.m + 1] = self.Binv[:self.m + 1, :self.m + 1]
-        self.KE, self.Binv = KE, B
+        B[:m1, :m1] = self.Binv[:m1, :m1]
+        A = np.zeros((new + 1, new + 1))
+        A[:m1, :m1] = self.A[:m1, :m1]
+        self.KE, self.Binv, self.A = KE, B, A
 
     def try_add(self, p) -> bool:
         """Add point p to the elbow unless its row is dependent on the elbow's (Schur test)."""
@@ -81,22 +85,29 @@ class _Path:
         if m == 0:
             self._grow()
             self.KE[0] = self.K[p]
-            B = self.Binv
+            B, A = self.Binv, self.A
             B[0, 0], B[0, 1], B[1, 0], B[1, 1] = -kpp, 1.0, 1.0, 0.0
+            A[0, 0], A[0, 1], A[1, 0], A[1, 1] = 0.0, 1.0, 1.0, kpp
         else:
             u = np.empty(m + 1)
             u[0] = 1.0
             u[1:] = self.KE[:m, p]
-            w = self.solve_elbow(u)
+            w = self.Binv[:m + 1, :m + 1] @ u
             c = kpp - u @ w
-            if not c > self.dep_tol * self.kscale:
-                return False
+            if not c > 1e-6 * self.kscale:          # small: recompute it backward-stably
+                w = self.solve_elbow(u)
+                c = kpp - u @ w
+                if not c > self.dep_tol * self.kscale:
+                    return False
             self._grow()
-            B = self.Binv
+            B, A = self.Binv, self.A
             B[:m + 1, :m + 1] += np.outer(w, w / c)
             B[m + 1, :m + 1] = -w / c
             B[:m + 1, m + 1] = -w / c
             B[m + 1, m + 1] = 1.0 / c
+            A[m + 1, :m + 1] = u
+            A[:m + 1, m + 1] = u
+            A[m + 1, m + 1] = kpp
             self.KE[m] = self.K[p]
         self.E = np.append(self.E, p)
         self.m = m + 1
@@ -108,18 +119,19 @@ class _Path:
         """Remove the j-th elbow point (position in E) from the elbow; O(|E|²)."""
         m = self.m
         r = j + 1
-        B = self.Binv[:m + 1, :m + 1]
         if m == 1:
             self.E = self.E[:0]
             self.m = 0
             return
+        B = self.Binv[:m + 1, :m + 1]
         col = B[:, r].copy()
         B -= np.outer(col, col / col[r])
         last = m
         if r != last:                       # move the last elbow point into slot r
-            B[r, :] = B[last, :]
-            B[:, r] = B[:, last]
-            B[r, r] = B[last, last]
+            for M in (B, self.A[:m + 1, :m + 1]):
+                M[r, :] = M[last, :]
+                M[:, r] = M[:, last]
+                M[r, r] = M[last, last]
             self.KE[j] = self.KE[m - 1]
             self.E[j] = self.E[m - 1]
         self.E = self.E[:m - 1]
@@ -127,48 +139,33 @@ class _Path:
         self.n_updates += 1
 
     def refactor(self):
-        """Rebuild the inverse of the bordered elbow matrix from K (removes accumulated drift)."""
+        """Rebuild the inverse of the bordered elbow matrix (removes accumulated drift)."""
         m = self.m
         self.n_updates = 0
         if m == 0:
             return
-        A = np.zeros((m + 1, m + 1))
-        A[0, 1:] = 1.0
-        A[1:, 0] = 1.0
-        A[1:, 1:] = self.KE[:m][:, self.E]
+        A = self.A[:m + 1, :m + 1]
         try:
             self.Binv[:m + 1, :m + 1] = np.linalg.inv(A)
         except np.linalg.LinAlgError:
             self.Binv[:m + 1, :m + 1] = np.linalg.pinv(A)
-
-    def elbow_matvec(self, x, KEE):
-        """[[0, 1'], [1, K_EE]] @ x."""
-        r = np.empty_like(x)
-        r[0] = x[1:].sum()
-        r[1:] = x[0] + KEE @ x[1:]
-        return r
 
     def solve_elbow(self, rhs, refine=3):
         """Solve the bordered elbow system backward-stably: the maintained inverse plus iterative
         refinement; LU (then least squares) when refinement does not reach rounding level."""
         m = self.m
         B = self.Binv[:m + 1, :m + 1]
-        KEE = self.KE[:m][:, self.E]
+        A = self.A[:m + 1, :m + 1]
         x = B @ rhs
-        scale = np.abs(rhs).max() + 1e-300
+        scale = np.abs(rhs).max() + self.kscale * np.abs(x[1:]).max(initial=0.0)
         for _ in range(refine):
-            r = rhs - self.elbow_matvec(x, KEE)
-            err = np.abs(r).max()
-            if err <= 1e-15 * (scale + np.abs(KEE).max() * np.abs(x[1:]).max(initial=0.0)):
+            r = rhs - A @ x
+            if np.abs(r).max() <= 1e-15 * scale:
                 return x
             x = x + B @ r
-        r = rhs - self.elbow_matvec(x, KEE)
-        if np.abs(r).max() <= 1e-13 * (scale + np.abs(KEE).max() * np.abs(x[1:]).max(initial=0.0)):
+        r = rhs - A @ x
+        if np.abs(r).max() <= 1e-13 * scale:
             return x
-        A = np.zeros((m + 1, m + 1))
-        A[0, 1:] = 1.0
-        A[1:, 0] = 1.0
-        A[1:, 1:] = KEE
         try:
             x = np.linalg.solve(A, rhs)
             if np.all(np.isfinite(x)):
@@ -243,7 +240,7 @@ class _Path:
         c = self.y * alpha / self.s
         f = self.K @ c + b                                   # as ``decision_values``
         # rounding level of f = K c + b: no solver in this parameterization does better
-        floor = np.finfo(float).eps * float(np.max(np.abs(self.K) @ np.abs(c) + abs(b)))
+        floor = 4 * np.finfo(float).eps * float(np.max(np.abs(self.K) @ np.abs(c) + abs(b)))
         self.s, self.alpha, self.alpha0, self.h = save
         res = kkt_residual(self.y, f, alpha, self.upper)
         return DualSolution(float(lam), alpha, float(b), f, "path", self.n_events, res, True,
@@ -253,7 +250,10 @@ class _Path:
     def direction(self):
         """d(α_0, β_E)/ds and dh/ds on the current segment."""
         m = self.m
-        x = self.Binv[:m + 1, 1:m + 1] @ self.y[self.E]
+        rhs = np.empty(m + 1)
+        rhs[0] = 0.0
+        rhs[1:] = self.y[self.E]
+        x = self.solve_elbow(rhs)
         dh = x[1:] @ self.KE[:m] + x[0]
         return x[0], x[1:], dh
 
@@ -285,7 +285,7 @@ def _start(K, y, upper, lam, kkt_tol):
 
 def solve_path(K, y, upper, lams, *, kkt_tol: float = 1e-8, fallback: bool = True,
                start: DualSolution | None = None, max_events: int | None = None,
-               dep_tol: float = 1e-11) -> list:
+               dep_tol: float = 1e-11, blas_threads: int | None = 1) -> list:
     """Exact regularization path of the weighted SVM evaluated at the requested λ (SPEC §2).
 
     Follows the piecewise-linear path α(s), α_0(s) (s = 2nλ = HRTZ's λ_H) of Hastie, Rosset,
@@ -313,6 +313,10 @@ def solve_path(K, y, upper, lams, *, kkt_tol: float = 1e-8, fallback: bool = Tru
         Cap on the number of breakpoints (default 50 n + 1000).
     dep_tol : float
         Relative Schur-complement threshold below which a point is not added to the elbow.
+    blas_threads : int or None
+        BLAS threads while following the path (its matrices are small: one thread is much faster
+        than several on a busy machine); None leaves the setting alone. cvxopt fallbacks run with
+        the machine's default.
 
     Returns
     -------
@@ -321,7 +325,24 @@ def solve_path(K, y, upper, lams, *, kkt_tol: float = 1e-8, fallback: bool = Tru
         cvxopt), ``fallbacks`` (count over the call), ``events`` (breakpoints so far) and
         ``start`` (how the path was started).
     """
+    if blas_threads is None:
+        return _solve_path(K, y, upper, lams, kkt_tol, fallback, start, max_events, dep_tol, None)
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=int(blas_threads), user_api="blas"):
+        return _solve_path(K, y, upper, lams, kkt_tol, fallback, start, max_events, dep_tol,
+                           threadpool_limits)
+
+
+def _solve_path(K, y, upper, lams, kkt_tol, fallback, start, max_events, dep_tol, limiter):
     from .qp import solve_cvxopt
+
+    def _cvxopt(lam):
+        if limiter is None:
+            return solve_cvxopt(K, y, upper, lam)
+        import os
+        with limiter(limits=os.cpu_count() or 1, user_api="blas"):
+            return solve_cvxopt(K, y, upper, lam)
 
     K = np.asarray(K, float)
     y = np.asarray(y, float)
@@ -351,7 +372,7 @@ def solve_path(K, y, upper, lams, *, kkt_tol: float = 1e-8, fallback: bool = Tru
         nonlocal fallbacks
         fallbacks += 1
         try:
-            return solve_cvxopt(K, y, upper, float(lams[order[k]]))
+            return _cvxopt(float(lams[order[k]]))
         except Exception:                                         # noqa: BLE001
             return None
 
@@ -484,7 +505,9 @@ def solve_path(K, y, upper, lams, *, kkt_tol: float = 1e-8, fallback: bool = Tru
             total_events += 1
             if P.n_updates >= max(P.refactor_every, P.m):
                 P.refactor()
-            P.exact_state()
+                P.exact_state()
+            elif total_events % 8 == 0:
+                P.exact_state()
         except (PathError, np.linalg.LinAlgError, FloatingPointError) as exc:
             failed = True
             reason = str(exc)

@@ -5,8 +5,8 @@ import numpy as np
 
 from ._common import DualSolution, finish_dual
 
-_OPTIONS = {"show_progress": False, "abstol": 1e-11, "reltol": 1e-11, "feastol": 1e-11,
-            "maxiters": 200}
+_OPTIONS = {"show_progress": False, "abstol": 1e-9, "reltol": 1e-9, "feastol": 1e-9,
+            "maxiters": 100}
 
 
 def solve_cvxopt(K, y, upper, lam, **options) -> DualSolution:
