@@ -123,8 +123,8 @@ def finish_dual(K, y, upper, lam, alpha_raw, b_raw, solver: str, n_iter: int = 0
     Starting from the solver's partition (α snapped to 0 / L within ``BOUND_RTOL``), solve the
     free-set system; move free points that left [0, L] to the bound they crossed and bound points
     that violate their KKT condition into the free set; repeat (at most ``max_rounds``). The result
-    is kept when its KKT residual is ≤ ``tol`` (or below the raw answer's); otherwise the solver's
-    raw answer is returned with ``polished=False``.
+    is kept when its KKT residual is below the raw answer's (``polished`` says whether it is ≤ ``tol``,
+    i.e. exact); otherwise the solver's raw answer is returned with ``polished=False``.
     """
     n = len(y)
     raw_alpha = np.clip(np.asarray(alpha_raw, float), 0.0, upper)
@@ -162,5 +162,5 @@ def finish_dual(K, y, upper, lam, alpha_raw, b_raw, solver: str, n_iter: int = 0
         at_upper = at_upper & ~violU
     if best is not None and best[0] <= max(tol, raw_res):
         res, alpha, b, f = best
-        return DualSolution(lam, alpha, float(b), f, solver, n_iter, res, True, info or {})
+        return DualSolution(lam, alpha, float(b), f, solver, n_iter, res, res <= tol, info or {})
     return DualSolution(lam, raw_alpha, float(b_raw), raw_f, solver, n_iter, raw_res, False, info or {})
