@@ -1,0 +1,267 @@
+"""Dashboard settings without Streamlit: defaults, presets, the query-string round trip, data
+loading and the sweep call. Pages and the sidebar (``svmapp.ui``) use these; tests call them directly.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+
+import numpy as np
+
+from svmcore.criteria import ALL_CRITERIA, IN_SAMPLE, TARGETS
+from svmcore.datasets.base import Dataset
+from svmcore.datasets.simulations import SIMULATIONS, make_simulation
+from svmcore.explore import stratified_subsample, train_test_split
+from svmcore.sweep import Grid, parse_range
+from svmcore.weights import class_weights_from_costs
+
+try:  # written in parallel by another engineer: keep the app working without it
+    from svmcore.datasets.bundled import list_bundled, load_bundled
+except ImportError:  # pragma: no cover
+    list_bundled = lambda: []  # noqa: E731
+    load_bundled = None
+try:
+    from svmcore.datasets.csvload import (CSVLoadError, dataset_from_table, default_positive,
+                                         read_csv_table)
+except ImportError:  # pragma: no cover
+    class CSVLoadError(ValueError):
+        pass
+    dataset_from_table = read_csv_table = None
+
+    def default_positive(values):
+        return sorted(map(str, values))[-1]
+
+SOURCES = ("simulation", "bundled", "upload")
+
+#: the view that appears first: wahba2d (seed 000 §1.8), n = 200, a quick 13 × 7 grid
+DEFAULTS = {
+    "source": "simulation", "dataset": "wahba2d", "n": 200, "seed": 0,
+    "cost_a": 1.0, "cost_b": 1.0, "prior_a": None,
+    "lam": "-24:0:2", "sig": "-3:3:1",
+    "criteria": ["obs", "gacv", "xa", "brxa", "sure", "gckl", "misclass", "brmisclass"],
+    "rho": 2, "folds": 5, "test_frac": 0.3, "n_max": 300,
+    # uploaded CSV only
+    "label": None, "positive": None, "p_column": None, "features": None, "standardize": True,
+}
+
+#: default n of each simulation in the app (smaller than the papers' where the QP gets slow)
+SIM_N = {"wahba2d": 200, "lin1d": 257, "solo_xor": 200, "zhang_additive": 200,
+         "zhang_interaction": 200, "navia_a": 200, "navia_b": 200, "twonorm": 200,
+         "ringnorm": 200, "waveform": 200}
+
+PAPER_GRID = {"lam": "-25:0:1", "sig": "-3:3:0.5"}
+
+PRESETS = {
+    "Figure 1.4 (left): standard case, wahba2d": {
+        "source": "simulation", "dataset": "wahba2d", "n": 200, "seed": 0,
+        "cost_a": 1.0, "cost_b": 1.0, "prior_a": None, **PAPER_GRID,
+        "criteria": ["obs", "gacv", "xa", "brxa", "sure", "gckl", "misclass", "brmisclass"]},
+    "Figure 1.4 (right): nonstandard C_A=1, C_B=2, π_A=0.1": {
+        "source": "simulation", "dataset": "wahba2d", "n": 200, "seed": 0,
+        "cost_a": 1.0, "cost_b": 2.0, "prior_a": 0.1, **PAPER_GRID,
+        "criteria": ["gacv", "xa", "brxa", "gckl", "misclass", "brmisclass"]},
+    "Figure 1.5: GCKL, GACV, BRMISCLASS, BRXA surfaces (nonstandard)": {
+        "source": "simulation", "dataset": "wahba2d", "n": 200, "seed": 0,
+        "cost_a": 1.0, "cost_b": 2.0, "prior_a": 0.1, **PAPER_GRID,
+        "criteria": ["gckl", "gacv", "brmisclass", "brxa"]},
+    "Solo's SURE surface on solo_xor": {
+        "source": "simulation", "dataset": "solo_xor", "n": 200, "seed": 0,
+        "cost_a": 1.0, "cost_b": 1.0, "prior_a": None, "lam": "-24:0:1", "sig": "-3:3:0.5",
+        "criteria": ["sure", "gacv", "xa", "gckl", "misclass"]},
+    "Quick look (default)": dict(DEFAULTS),
+}
+
+CRITERIA_HELP = {
+    "obs": "OBS: the observed weighted hinge loss (1.13)",
+    "gacv": "GACV: generalized approximate cross validation (1.19/1.26)",
+    "xa": "XA: Joachims' ξα leave-one-out bound (1.21)",
+    "brxa": "BRXA: Bayes-risk ξα for the nonstandard case (1.28)",
+    "sure": "SURE: Solo's Stein unbiased risk estimate",
+    "gckl": "GCKL: the target, generalized comparative Kullback–Leibler (1.27); needs true p",
+    "misclass": "MISCLASS (1.20); needs true p",
+    "brmisclass": "BRMISCLASS (1.29); needs true p",
+    "cv": "k-fold cross validation (hinge and error)",
+    "loo": "exact leave-one-out (hinge and error); expensive",
+}
+
+
+def clean(settings: dict) -> dict:
+    """Fill missing keys from DEFAULTS and coerce types (also used on query parameters)."""
+    s = {**DEFAULTS, **{k: v for k, v in (settings or {}).items() if k in DEFAULTS}}
+    s["source"] = s["source"] if s["source"] in SOURCES else "simulation"
+    for k in ("n", "seed", "folds", "n_max"):
+        s[k] = int(float(s[k]))
+    for k in ("cost_a", "cost_b", "test_frac"):
+        s[k] = float(s[k])
+    s["rho"] = int(float(s["rho"]))
+    s["prior_a"] = None if s["prior_a"] in (None, "", "None", "sample") else float(s["prior_a"])
+    if isinstance(s["criteria"], str):
+        s["criteria"] = [c for c in s["criteria"].split(",") if c]
+    s["criteria"] = [c for c in s["criteria"] if c in ALL_CRITERIA]
+    if isinstance(s["features"], str):
+        s["features"] = [c for c in s["features"].split(",") if c] or None
+    if isinstance(s["standardize"], str):
+        s["standardize"] = s["standardize"].lower() in ("1", "true", "yes")
+    for k in ("label", "positive", "p_column"):
+        if s[k] in ("", "None"):
+            s[k] = None
+    return s
+
+
+# ------------------------------------------------------------------ query string
+_QP_KEYS = ("source", "dataset", "n", "seed", "cost_a", "cost_b", "prior_a", "lam", "sig",
+            "criteria", "rho", "folds", "test_frac", "n_max")
+
+
+def to_query(settings: dict, selected: tuple | None = None, features: tuple | None = None) -> dict:
+    """Settings (and the clicked grid point) as flat strings for ``st.query_params``."""
+    q = {}
+    for k in _QP_KEYS:
+        v = settings.get(k)
+        if v is None:
+            continue
+        q[k] = ",".join(v) if isinstance(v, list) else (f"{v:g}" if isinstance(v, float) else str(v))
+    if selected is not None:
+        q["sel"] = f"{selected[0]:g},{selected[1]:g}"
+    if features is not None:
+        q["feat"] = ",".join(str(int(f)) for f in features)
+    return q
+
+
+def from_query(params: dict) -> tuple[dict | None, tuple | None, tuple | None]:
+    """(settings or None, selected point or None, features or None) from query parameters;
+    malformed values are ignored (a pasted link never crashes the app)."""
+    params = {k: (v[-1] if isinstance(v, list) else v) for k, v in dict(params).items()}
+    sel = feat = None
+    try:
+        if "sel" in params:
+            a, b = params["sel"].split(",")
+            sel = (float(a), float(b))
+    except ValueError:
+        sel = None
+    try:
+        if "feat" in params:
+            feat = tuple(int(x) for x in params["feat"].split(","))[:2]
+            feat = feat if len(feat) == 2 else None
+    except ValueError:
+        feat = None
+    if not any(k in params for k in _QP_KEYS):
+        return None, sel, feat
+    try:
+        s = clean({k: params[k] for k in _QP_KEYS if k in params})
+        parse_range(s["lam"]), parse_range(s["sig"])
+    except Exception:
+        return None, sel, feat
+    return s, sel, feat
+
+
+def settings_key(settings: dict, data_fingerprint: str = "") -> str:
+    """A stable hash of the settings that change the sweep's result."""
+    blob = json.dumps(settings, sort_keys=True, default=str) + data_fingerprint
+    return hashlib.sha1(blob.encode()).hexdigest()[:16]
+
+
+# ------------------------------------------------------------------ data
+@dataclass
+class Loaded:
+    """The training set, the optional held-out test set, and one line describing both."""
+
+    train: Dataset
+    test: Dataset | None
+    full: Dataset
+    note: str
+
+
+def parse_upload(data: bytes):
+    """The uploaded bytes as a table of text cells; raises CSVLoadError with a readable message."""
+    if read_csv_table is None:
+        raise CSVLoadError("the CSV loader (svmcore.datasets.csvload) is not available")
+    return read_csv_table(bytes(data))
+
+
+def upload_dataset(table, s: dict, name: str = "uploaded") -> Dataset:
+    """Dataset from an uploaded table and the label / class-A / p column / features choices."""
+    if not s.get("label"):
+        raise CSVLoadError("choose the label column of the uploaded file")
+    return dataset_from_table(table, s["label"], positive=s.get("positive"),
+                              p_column=s.get("p_column"), features=s.get("features"),
+                              standardize=bool(s.get("standardize", True)), name=name)
+
+
+def load_data(s: dict, upload_table=None, upload_name: str = "uploaded") -> Loaded:
+    """The data the settings describe, split into train/test when P(A|x) is unknown.
+
+    Simulations are generated at ``n``; real data (bundled or uploaded) without a true-probability
+    column get a stratified held-out test set of ``test_frac`` and the training part is subsampled to
+    at most ``n_max`` rows so the sweep stays interactive.
+    """
+    src = s["source"]
+    if src == "simulation":
+        if s["dataset"] not in SIMULATIONS:
+            raise ValueError(f"unknown simulation {s['dataset']!r}")
+        full = make_simulation(s["dataset"], n=int(s["n"]), seed=int(s["seed"]))
+    elif src == "bundled":
+        if load_bundled is None:
+            raise ValueError("bundled data sets are not available in this build")
+        full = load_bundled(s["dataset"], standardize=True)
+    else:
+        if upload_table is None:
+            raise CSVLoadError("no CSV file uploaded yet")
+        full = upload_dataset(upload_table, s, upload_name)
+    notes = [f"{full.name}: n = {full.n}, d = {full.d}"]
+    train, test = full, None
+    if not full.has_truth and s["test_frac"] > 0:
+        train, test = train_test_split(full, s["test_frac"], seed=int(s["seed"]))
+        notes.append(f"held-out test set {test.n} rows")
+    if src != "simulation" and s.get("n_max") and train.n > s["n_max"]:
+        train = stratified_subsample(train, int(s["n_max"]), seed=int(s["seed"]))
+        notes.append(f"training subsample of {train.n} rows (n max)")
+    return Loaded(train, test, full, "; ".join(notes))
+
+
+def criteria_for(s: dict, has_truth: bool) -> list[str]:
+    """The requested criteria that this data allows (targets need a known P(A|x))."""
+    crit = [c for c in s["criteria"] if c in ALL_CRITERIA]
+    if not has_truth:
+        crit = [c for c in crit if c not in TARGETS]
+    return crit or list(IN_SAMPLE)
+
+
+def weights_for(s: dict, y):
+    return class_weights_from_costs(y, s["cost_a"], s["cost_b"], s["prior_a"])
+
+
+def grid_for(s: dict) -> Grid:
+    return Grid.from_ranges(s["lam"], s["sig"])
+
+
+def run(s: dict, loaded: Loaded, progress=None, n_jobs: int = 1):
+    """Run the sweep the settings describe on loaded data (``svmcore.sweep.sweep``)."""
+    from svmcore.sweep import sweep
+
+    train = loaded.train
+    return sweep(train, grid_for(s), weights_for(s, train.y), criteria_for(s, train.has_truth),
+                 xa_rho=float(s["rho"]), cv_folds=int(s["folds"]), cv_seed=int(s["seed"]),
+                 solver="auto", n_jobs=n_jobs, progress=progress, test=loaded.test)
+
+
+def affordable_loo(n: int, grid_size: int, seconds_per_fit: float | None = None,
+                   budget: float = 300.0) -> tuple[bool, float]:
+    """(whether exact LOO fits the time budget, its estimated extra seconds)."""
+    from svmcore.explore import estimate_seconds
+
+    t = estimate_seconds(n, grid_size, 1, ["loo"], seconds_per_fit=seconds_per_fit) - \
+        estimate_seconds(n, grid_size, 1, [], seconds_per_fit=seconds_per_fit)
+    return bool(t <= budget), float(t)
+
+
+def nice_ranges(data: Dataset) -> tuple[str, str]:
+    """Per-data-set sensible quick ranges (``svmcore.explore.suggested_ranges``)."""
+    from svmcore.explore import suggested_ranges
+
+    return suggested_ranges(data, quick=True)
+
+
+def jsonable(s: dict) -> dict:
+    return json.loads(json.dumps(s, default=lambda v: v.tolist() if isinstance(v, np.ndarray) else str(v)))

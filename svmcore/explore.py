@@ -1,0 +1,339 @@
+"""Non-UI glue for the dashboard: sensible grids, fits at chosen grid points, decision meshes,
+regularization paths and the per-criterion summary table.
+
+Everything here returns plain numbers, arrays and DataFrames; ``svmcore.plots`` draws them and the
+Streamlit pages only call both. Nothing here imports Streamlit.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+from .criteria import IN_SAMPLE, RESAMPLING, TARGETS, gckl_values, brmisclass_values
+from .datasets.base import Dataset
+from .fit import SVMFit, fit_svm, make_fit, solve_lambdas
+from .kernels import Kernel, gaussian_gram, kernel_radius
+from .weights import ClassWeights, bayes_threshold, class_weights_from_costs
+
+#: display names of result-table columns
+LABELS = {
+    "obs": "OBS", "gacv": "GACV", "xa": "XA", "brxa": "BRXA", "sure": "SURE",
+    "gckl": "GCKL", "misclass": "MISCLASS", "brmisclass": "BRMISCLASS",
+    "cv_hinge": "CV hinge", "cv_error": "CV error", "loo_hinge": "LOO hinge",
+    "loo_error": "LOO error", "test_hinge": "test hinge", "test_error": "test error",
+    "test_cost_error": "test cost error",
+}
+
+#: columns that grow like 1/λ (or faster) and need a log colour scale
+LOG_SCALE = ("gacv", "sure", "obs", "gckl", "cv_hinge", "loo_hinge", "test_hinge")
+
+
+def label(column: str) -> str:
+    """Display name of a result column (``gacv`` → ``GACV``)."""
+    return LABELS.get(column, column)
+
+
+# ------------------------------------------------------------------ grids
+def suggested_ranges(data: Dataset, quick: bool = True) -> tuple[str, str]:
+    """Sensible ("log2(nλ) range", "log2 σ range") strings for a data set.
+
+    log2(nλ) always spans −25…0 (seed 000 Fig 1.3). The σ range is centred on log2 of the median
+    pairwise distance, ±3, except for wahba2d where the paper's −3…3 is used. ``quick`` takes
+    steps 2 and 1 (91 points) instead of the paper's 1 and 0.5 (338 points).
+    """
+    lam = "-24:0:2" if quick else "-25:0:1"
+    step = 1 if quick else 0.5
+    if data.name in ("wahba2d", "solo_xor"):
+        c = 0
+    else:
+        X = data.X
+        rng = np.random.default_rng(0)
+        idx = rng.choice(data.n, size=min(data.n, 300), replace=False)
+        Z = X[idx]
+        d2 = ((Z[:, None, :] - Z[None, :, :]) ** 2).sum(-1)
+        med = float(np.median(np.sqrt(d2[np.triu_indices(len(Z), 1)])))
+        c = int(np.round(np.log2(med))) if med > 0 else 0
+    return lam, f"{c - 3}:{c + 3}:{step:g}"
+
+
+def estimate_seconds(n: int, grid_size: int, n_sigma: int, criteria: Sequence[str], cv_folds: int = 5,
+                     seconds_per_fit: float | None = None) -> float:
+    """Rough wall time of a sweep, from the seconds of one fit (measured or modelled).
+
+    The model for the pointwise QP solver is 0.03 s at n = 200 growing like n^2.3; k-fold CV costs
+    about ``cv_folds`` × (1 − 1/k)^2.3 more fits per point, exact LOO up to n more (one refit per
+    support vector, ~n/2 of them at the λ a tuning criterion picks).
+    """
+    t = seconds_per_fit if seconds_per_fit and np.isfinite(seconds_per_fit) else \
+        0.03 * (max(n, 10) / 200.0) ** 2.3
+    factor = 1.0
+    if "cv" in criteria:
+        factor += cv_folds * (1 - 1 / cv_folds) ** 2.3
+    if "loo" in criteria:
+        factor += 0.5 * n
+    return float(grid_size * t * factor + 0.01 * n_sigma)
+
+
+def train_test_split(data: Dataset, test_fraction: float, seed: int = 0):
+    """Stratified split into (train, test); ``test_fraction`` ≤ 0 returns (data, None)."""
+    if not test_fraction or test_fraction <= 0:
+        return data, None
+    rng = np.random.default_rng(seed)
+    test_idx = []
+    for cls in (1.0, -1.0):
+        idx = np.flatnonzero(data.y == cls)
+        k = int(round(test_fraction * len(idx)))
+        k = min(max(k, 1), len(idx) - 2)
+        test_idx.extend(rng.choice(idx, size=k, replace=False))
+    test_mask = np.zeros(data.n, bool)
+    test_mask[np.asarray(test_idx, int)] = True
+    return (data.subset(np.flatnonzero(~test_mask), data.name),
+            data.subset(np.flatnonzero(test_mask), data.name + " (test)"))
+
+
+def stratified_subsample(data: Dataset, n_max: int | None, seed: int = 0) -> Dataset:
+    """At most ``n_max`` rows, keeping the class proportions (the data set itself if small)."""
+    if not n_max or data.n <= n_max:
+        return data
+    rng = np.random.default_rng(seed)
+    keep = []
+    for cls in (1.0, -1.0):
+        idx = np.flatnonzero(data.y == cls)
+        k = max(2, int(round(n_max * len(idx) / data.n)))
+        keep.extend(rng.choice(idx, size=min(k, len(idx)), replace=False))
+    return data.subset(np.sort(np.asarray(keep, int)))
+
+
+# ------------------------------------------------------------------ fits at grid points
+def fit_at(data: Dataset, log2_nlambda: float, log2_sigma: float,
+           weights: ClassWeights | None = None, solver: str = "auto") -> SVMFit:
+    """The SVM at one grid point: λ = 2^log2_nlambda / n, Gaussian σ = 2^log2_sigma."""
+    lam = 2.0 ** float(log2_nlambda) / data.n
+    return fit_svm(data.X, data.y, lam, Kernel("gaussian", sigma=2.0 ** float(log2_sigma)),
+                   weights or class_weights_from_costs(data.y), solver=solver)
+
+
+def chosen_points(result, columns: Sequence[str] | None = None) -> dict:
+    """{column: (log2_nlambda, log2_sigma)} of each criterion's grid minimizer (skips all-NaN ones)."""
+    out = {}
+    for col in columns or result.columns:
+        if col not in result.table.columns:
+            continue
+        row = result.minimizer(col)
+        if row is not None:
+            out[col] = (float(row["log2_nlambda"]), float(row["log2_sigma"]))
+    return out
+
+
+def decision_columns(result) -> list[str]:
+    """The criteria whose chosen fits the decision panel draws by default: the in-sample proxies
+    that were computed, plus the target (MISCLASS, or BRMISCLASS when nonstandard) when known."""
+    cols = [c for c in ("gacv", "xa", "brxa", "sure", "cv_error", "loo_error")
+            if c in result.table.columns and np.isfinite(result.table[c].to_numpy(float)).any()]
+    w = result.settings.get("weights") or {}
+    standard = np.isclose(w.get("L_pos", 1.0), 1.0) and np.isclose(w.get("L_neg", 1.0), 1.0)
+    tgt = "misclass" if standard else "brmisclass"
+    if tgt in result.table.columns:
+        cols.append(tgt)
+    if not standard and "xa" in cols and "brxa" in cols:
+        cols.remove("xa")          # Fig 1.4 right: GACV, BRXA, BRMISCLASS
+    if standard and "brxa" in cols and "xa" in cols:
+        cols.remove("brxa")        # Fig 1.4 left: GACV, XA, MISCLASS (BRXA = XA(ρ=1) here)
+    return cols
+
+
+@dataclass
+class DecisionView:
+    """Everything a decision-curve figure needs.
+
+    kind : "2d" (mesh of f over two features), "1d" (f(x) curves) or "slice" (2-D slice of a
+    d > 2 problem with the other features at their medians).
+    axes : (x values, y values) of the mesh, or (x values, None) in 1-D.
+    surfaces : {label: f on the mesh (ny, nx) or on the line (nx,)}; f = 0 is the decision curve.
+    points : {label: (log2_nlambda, log2_sigma)} the grid point each surface comes from.
+    p_mesh : true P(A|x) on the mesh/line when known (Bayes boundary at ``threshold``).
+    """
+
+    kind: str
+    features: tuple
+    feature_names: tuple
+    axes: tuple
+    surfaces: dict
+    points: dict
+    X: np.ndarray
+    y: np.ndarray
+    threshold: float
+    p_mesh: np.ndarray | None = None
+    caption: str = ""
+    class_names: tuple = ("A", "B")
+    medians: dict = field(default_factory=dict)
+
+
+def _mesh(data: Dataset, features: tuple, resolution: int):
+    j, k = features
+    X = data.X
+    pad = lambda v: 0.08 * (v.max() - v.min() + 1e-12)  # noqa: E731
+    xs = np.linspace(X[:, j].min() - pad(X[:, j]), X[:, j].max() + pad(X[:, j]), resolution)
+    ys = np.linspace(X[:, k].min() - pad(X[:, k]), X[:, k].max() + pad(X[:, k]), resolution)
+    gx, gy = np.meshgrid(xs, ys)
+    med = np.median(X, axis=0)
+    M = np.tile(med, (gx.size, 1))
+    M[:, j] = gx.ravel()
+    M[:, k] = gy.ravel()
+    return xs, ys, M
+
+
+def decision_view(data: Dataset, result, weights: ClassWeights | None = None,
+                  columns: Sequence[str] | None = None, selected: tuple | None = None,
+                  features: tuple = (0, 1), resolution: int = 70, solver: str = "auto",
+                  fits: dict | None = None) -> DecisionView:
+    """Fit the SVM chosen by each criterion (and the clicked grid point) and evaluate f on a mesh.
+
+    ``selected`` is a (log2_nlambda, log2_sigma) pair or None. ``fits`` is an optional dict used as
+    a cache {(log2_nlambda, log2_sigma): SVMFit} across calls.
+    """
+    weights = weights or class_weights_from_costs(data.y)
+    columns = list(columns) if columns is not None else decision_columns(result)
+    points = {label(c): pt for c, pt in chosen_points(result, columns).items()}
+    if selected is not None:
+        points["selected"] = (float(selected[0]), float(selected[1]))
+    fits = {} if fits is None else fits
+    if data.d == 1:
+        kind = "1d"
+        x = data.X[:, 0]
+        pad = 0.02 * (x.max() - x.min() + 1e-12)
+        xs = np.linspace(x.min() - pad, x.max() + pad, 400)
+        M = xs[:, None]
+        axes = (xs, None)
+        features = (0,)
+        caption = ""
+    else:
+        if data.d == 2:
+            features = (0, 1)
+        features = tuple(int(f) for f in features)
+        if len(set(features)) != 2 or max(features) >= data.d:
+            raise ValueError(f"features must be two different column indices < {data.d}")
+        kind = "2d" if data.d == 2 else "slice"
+        xs, ys, M = _mesh(data, features, resolution)
+        axes = (xs, ys)
+        caption = ""
+        if kind == "slice":
+            others = [data.feature_names[i] for i in range(data.d) if i not in features]
+            shown = ", ".join(others[:6]) + (" …" if len(others) > 6 else "")
+            caption = (f"Slice through {data.feature_names[features[0]]} × "
+                       f"{data.feature_names[features[1]]}; the other {len(others)} features "
+                       f"({shown}) are held at their medians. Points are projected onto the slice.")
+    surfaces = {}
+    for name, (l2n, l2s) in points.items():
+        key = (round(l2n, 9), round(l2s, 9))
+        if key not in fits:
+            fits[key] = fit_at(data, l2n, l2s, weights, solver)
+        f = fits[key].decision_function(M)
+        surfaces[name] = f if kind == "1d" else f.reshape(len(axes[1]), len(axes[0]))
+    p_mesh = None
+    if data.p_fn is not None:
+        try:
+            p = np.asarray(data.p_fn(M), float).ravel()
+            p_mesh = p if kind == "1d" else p.reshape(len(axes[1]), len(axes[0]))
+        except Exception:  # a p_fn that cannot take this slice: no Bayes boundary
+            p_mesh = None
+    names = tuple(data.feature_names[i] for i in features)
+    return DecisionView(kind, features, names, axes, surfaces, points, data.X, data.y,
+                        bayes_threshold(weights), p_mesh, caption, tuple(data.class_names),
+                        {data.feature_names[i]: float(np.median(data.X[:, i]))
+                         for i in range(data.d) if i not in features})
+
+
+# ------------------------------------------------------------------ regularization path (Fig 1.3)
+@dataclass
+class PathView:
+    """f(x) along a λ path at one σ (1-D data), with GCKL at each λ."""
+
+    x: np.ndarray
+    F: np.ndarray                   # (len(log2_nlambda), len(x))
+    log2_nlambda: np.ndarray
+    log2_sigma: float
+    gckl: np.ndarray | None
+    misclass: np.ndarray | None
+    p_x: np.ndarray | None          # p(x) on x when known
+    X: np.ndarray = None
+    y: np.ndarray = None
+    threshold: float = 0.5
+
+
+def regularization_path(data: Dataset, log2_sigma: float,
+                        log2_nlambda: Sequence[float] = tuple(range(-1, -26, -1)),
+                        weights: ClassWeights | None = None, solver: str = "auto",
+                        n_x: int = 300) -> PathView:
+    """Fits at every nλ in ``log2_nlambda`` for one Gaussian σ (seed 000 Fig 1.3) on 1-D data.
+
+    GCKL and MISCLASS (seed 000 eqs 1.27, 1.20) are evaluated at the training points when the true
+    p is known.
+    """
+    if data.d != 1:
+        raise ValueError("the regularization-path view is for 1-D data (e.g. lin1d)")
+    weights = weights or class_weights_from_costs(data.y)
+    l2 = np.asarray(log2_nlambda, float)
+    lams = list(2.0 ** l2 / data.n)
+    sigma = 2.0 ** float(log2_sigma)
+    kernel = Kernel("gaussian", sigma=sigma)
+    K = gaussian_gram(data.X, sigma=sigma)
+    upper = weights.upper_bounds(data.y)
+    sols = solve_lambdas(K, data.y, upper, lams, solver)
+    x = np.linspace(data.X[:, 0].min(), data.X[:, 0].max(), n_x)
+    F = np.full((len(l2), n_x), np.nan)
+    g = np.full(len(l2), np.nan) if data.p is not None else None
+    m = np.full(len(l2), np.nan) if data.p is not None else None
+    K_diag, R = np.diag(K).copy(), kernel_radius(K)
+    for i, sol in enumerate(sols):
+        if isinstance(sol, Exception):
+            continue
+        fit = make_fit(sol, data.y, upper, weights, K_diag, R, data.X, kernel)
+        F[i] = fit.decision_function(x[:, None])
+        if data.p is not None:
+            g[i] = gckl_values(fit.f, data.p, weights.L_pos, weights.L_neg)
+            m[i] = brmisclass_values(fit.f, data.p)
+    p_x = np.asarray(data.p_fn(x[:, None]), float).ravel() if data.p_fn is not None else None
+    return PathView(x, F, l2, float(log2_sigma), g, m, p_x, data.X, data.y,
+                    bayes_threshold(weights))
+
+
+# ------------------------------------------------------------------ summary table
+def summary_table(result) -> pd.DataFrame:
+    """One row per criterion: its grid minimizer, value there, MISCLASS/BRMISCLASS there,
+    inefficiency (with the range over tied minimizers), n_sv and test error when a test set exists."""
+    t = result.table
+    ineff = result.inefficiencies()
+    rows = []
+    for col in result.columns:
+        if col not in t.columns:
+            continue
+        r = result.minimizer(col)
+        if r is None:
+            rows.append({"criterion": label(col), "column": col})
+            continue
+        v = t[col].to_numpy(float)
+        best = np.nanmin(np.where(np.isfinite(v), v, np.nan))
+        ties = int(np.sum(np.isclose(v, best, rtol=1e-12, atol=0)))
+        row = {"criterion": label(col), "column": col,
+               "log2(nλ)": float(r["log2_nlambda"]), "log2 σ": float(r["log2_sigma"]),
+               "value": float(r[col]), "tied minimizers": ties}
+        for tgt in ("misclass", "brmisclass", "test_error", "test_cost_error"):
+            if tgt in t.columns:
+                row[label(tgt)] = float(r[tgt])
+        if col in ineff:
+            val, lo, hi = ineff[col]
+            row["inefficiency"] = val
+            row["inefficiency range"] = f"{lo:.4f}" if np.isclose(lo, hi) else f"{lo:.4f}–{hi:.4f}"
+        row["n_sv"] = int(r["n_sv"]) if np.isfinite(r["n_sv"]) else None
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+__all__ = ["LABELS", "LOG_SCALE", "label", "suggested_ranges", "estimate_seconds",
+           "train_test_split", "stratified_subsample", "fit_at", "chosen_points",
+           "decision_columns", "DecisionView", "decision_view", "PathView",
+           "regularization_path", "summary_table", "IN_SAMPLE", "TARGETS", "RESAMPLING"]
