@@ -2,6 +2,12 @@
 
 Both return the out-of-sample decision values f^{[−i]}(x_i) for every λ of a σ column, so that one
 call serves the whole λ axis (and the path solver can follow one path per fold).
+
+Convention: a left-out fit minimizes the full objective with the left-out terms removed,
+(1/n) Σ_{j kept} L(y_j)(1 − y_j f_j)_+ + λ‖h‖², i.e. the weight 1/n of each term (LIBSVM's
+C = 1/(2nλ)) is unchanged. This is the leaving-out-one functional of seed 000 §1.5 — the one under
+which "if α_k = 0, leaving out the k-th data point does not change the solution" holds, and under
+which Joachims' ξα bound is proved. On m kept points it is the usual problem at λ' = nλ/m.
 """
 from __future__ import annotations
 
@@ -19,18 +25,24 @@ def _predict(K_test_train, y_train, sol: DualSolution) -> np.ndarray:
     return K_test_train @ (y_train * sol.alpha) / (2.0 * n_train * sol.lam) + sol.b
 
 
+def _kept_lambdas(lams, n: int, m: int) -> list:
+    """λ' = nλ/m: the same C = 1/(2nλ) on m kept points (module docstring)."""
+    return [lam * n / m for lam in lams]
+
+
 def kfold_decision_values(K, y, upper, lams: Sequence[float], folds: int = 5, seed: int = 0,
                           solver: str = "auto") -> np.ndarray:
     """f^{[−fold(i)]}(x_i) for every λ: an array (len(lams), n), NaN where a fit failed (SPEC §5).
 
     Folds are stratified and seeded (scikit-learn's StratifiedKFold with shuffling); L(y_i) are fixed
-    from the full sample (``upper``), λ is the same in every fold.
+    from the full sample (``upper``), and each fold keeps C = 1/(2nλ) (module docstring).
     """
     n = len(y)
     F = np.full((len(lams), n), np.nan)
     skf = StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed)
     for tr, te in skf.split(np.zeros(n), y):
-        sols = solve_lambdas(K[np.ix_(tr, tr)], y[tr], upper[tr], lams, solver)
+        sols = solve_lambdas(K[np.ix_(tr, tr)], y[tr], upper[tr], _kept_lambdas(lams, n, len(tr)),
+                             solver)
         Kte = K[np.ix_(te, tr)]
         for k, sol in enumerate(sols):
             if not isinstance(sol, Exception):
@@ -62,7 +74,8 @@ def loo_decision_values(K, y, upper, lams: Sequence[float], full: Sequence[DualS
         keep[i] = True
         if np.all(y[tr] == y[tr][0]):
             continue  # one class left: no SVM; stays NaN
-        sols = solve_lambdas(K[np.ix_(tr, tr)], y[tr], upper[tr], [lams[k] for k in ks], solver)
+        sols = solve_lambdas(K[np.ix_(tr, tr)], y[tr], upper[tr],
+                             _kept_lambdas([lams[k] for k in ks], n, n - 1), solver)
         Ki = K[i, tr][None, :]
         for k, sol in zip(ks, sols):
             if not isinstance(sol, Exception):

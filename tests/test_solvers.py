@@ -1,0 +1,95 @@
+"""LIBSVM vs cvxopt vs strong duality vs a hand-solved problem (SPEC §2)."""
+import numpy as np
+import pytest
+
+from svmcore.datasets.simulations import make_wahba2d
+from svmcore.fit import fit_svm
+from svmcore.kernels import Kernel, gaussian_gram
+from svmcore.solvers._common import kkt_residual
+from svmcore.solvers.libsvm import solve_libsvm
+from svmcore.solvers.qp import solve_cvxopt
+
+
+def primal(K, y, upper, lam, sol):
+    n = len(y)
+    c = y * sol.alpha / (2 * n * lam)
+    return np.mean(upper * np.maximum(0, 1 - y * sol.f)) + lam * c @ K @ c
+
+
+def dual_value(K, y, lam, alpha):
+    # P* = e'α/n − α'D K D α/(4n²λ) (strong duality, SPEC §2)
+    n = len(y)
+    v = y * alpha
+    return alpha.sum() / n - v @ K @ v / (4 * n * n * lam)
+
+
+DATA = make_wahba2d(60, seed=5)
+
+
+@pytest.mark.parametrize("sigma", [0.5, 1.0, 2.0])
+@pytest.mark.parametrize("weights", [(1.0, 1.0), (0.5, 1.5)])
+def test_libsvm_and_cvxopt_agree_over_the_paper_range(sigma, weights):
+    X, y = DATA.X, DATA.y
+    n = len(y)
+    upper = np.where(y > 0, *weights)
+    K = gaussian_gram(X, sigma=sigma)
+    both = 0
+    for l2 in range(-25, 3, 3):
+        lam = 2.0 ** l2 / n
+        a = solve_cvxopt(K, y, upper, lam)
+        b = solve_libsvm(K, y, upper, lam)
+        assert a.polished, f"cvxopt did not reach KKT at log2(nλ)={l2}"
+        # strong duality certifies the reference independently of any other solver
+        assert primal(K, y, upper, lam, a) == pytest.approx(dual_value(K, y, lam, a.alpha), rel=1e-6)
+        if not b.polished:      # SMO hit LIBSVM's iteration cap: "did not finish"
+            continue
+        both += 1
+        scale = np.max(np.abs(a.f))
+        assert np.max(np.abs(a.f - b.f)) <= 1e-5 * scale, l2
+        assert primal(K, y, upper, lam, b) == pytest.approx(primal(K, y, upper, lam, a), rel=1e-5)
+    assert both >= 7   # of 10 λ values
+
+
+def test_hand_solved_two_point_problem():
+    # x = ±1, y = ±1, linear kernel, λ with 2nλ = 1 (n = 2, λ = 1/4): f(x) = b + Σ c_i x_i x.
+    # Symmetry gives b = 0, α_1 = α_2 = α, c = (α, −α)·… f(x) = 2αx; margin y f = 2α = 1 → α = ½
+    # (inside (0, 1) with L ≡ 1).  Primal: (1/2)Σ ξ + λ‖h‖² = 0 + ¼·(2α)² = 1/4.
+    X = np.array([[1.0], [-1.0]])
+    y = np.array([1.0, -1.0])
+    for solver in ("cvxopt", "libsvm"):
+        fit = fit_svm(X, y, 0.25, Kernel("linear"), solver=solver)
+        np.testing.assert_allclose(fit.alpha, [0.5, 0.5], atol=1e-10)
+        assert fit.b == pytest.approx(0.0, abs=1e-10)
+        np.testing.assert_allclose(fit.f, [1.0, -1.0], atol=1e-10)
+        assert fit.primal_objective() == pytest.approx(0.25, abs=1e-10)
+        np.testing.assert_allclose(fit.decision_function([[0.5], [3.0]]), [0.5, 3.0], atol=1e-10)
+
+
+def test_b_when_no_point_is_strictly_inside():
+    # Large λ: every α at its bound.  x = 0, 1, 2, 3 with labels −,−,+,+ and a linear kernel.
+    # With α = L = 1 for all, g = K D α/(2nλ) and no free point: b must be the midpoint of the
+    # interval where every KKT condition holds, and the primal objective is flat there.
+    X = np.array([[0.0], [1.0], [2.0], [3.0]])
+    y = np.array([-1.0, -1.0, 1.0, 1.0])
+    lam = 10.0
+    fit = fit_svm(X, y, lam, Kernel("linear"), solver="cvxopt")
+    np.testing.assert_allclose(fit.alpha, 1.0)
+    s = 2 * 4 * lam
+    g = (X @ X.T) @ (y * fit.alpha) / s                      # = x·(Σ y x)/s = x·4/80 = x/20
+    np.testing.assert_allclose(g, X.ravel() / 20)
+    # α = L needs y(g + b) ≤ 1: + points (g = .1, .15): b ≤ .85; − points (g = 0, .05): b ≥ −1
+    assert fit.b == pytest.approx((-1.0 + 0.85) / 2, abs=1e-12)
+    fit2 = fit_svm(X, y, lam, Kernel("linear"), solver="libsvm")
+    assert fit2.b == pytest.approx(fit.b, abs=1e-9)
+    for b in (-1.0, 0.85):    # the objective is the same at both ends of the interval
+        xi = np.maximum(0, 1 - y * (g + b))
+        assert np.mean(xi) + lam * (y * fit.alpha / s) @ (X @ X.T) @ (y * fit.alpha / s) == \
+            pytest.approx(fit.primal_objective(), rel=1e-12)
+
+
+def test_kkt_residual_detects_a_wrong_solution():
+    X, y = DATA.X, DATA.y
+    K = gaussian_gram(X, sigma=1.0)
+    sol = solve_cvxopt(K, y, np.ones(len(y)), 2.0 ** -4 / len(y))
+    assert sol.kkt_residual < 1e-8
+    assert kkt_residual(y, sol.f + 0.1, sol.alpha, np.ones(len(y))) > 0.05
