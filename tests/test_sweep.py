@@ -1,0 +1,99 @@
+"""The sweep engine: grid, table, failures recorded per row, parallel = serial, Joachims' bound."""
+import numpy as np
+import pandas as pd
+import pytest
+
+from svmcore import fit as fitmod
+from svmcore._validation import SVMCoreError
+from svmcore.criteria import xa
+from svmcore.datasets import load_dataset
+from svmcore.datasets.simulations import make_solo_xor, make_wahba2d
+from svmcore.fit import fit_svm
+from svmcore.kernels import Kernel
+from svmcore.sweep import BASE_COLUMNS, Grid, parse_range, sweep
+from svmcore.weights import class_weights_from_costs
+
+
+def test_parse_range_includes_stop_on_the_grid():
+    np.testing.assert_allclose(parse_range("-25:0:1"), np.arange(-25, 1))
+    np.testing.assert_allclose(parse_range("-3:3:0.5"), np.arange(-3, 3.01, 0.5))
+    np.testing.assert_allclose(parse_range("0:1:0.3"), [0, 0.3, 0.6, 0.9])
+    np.testing.assert_allclose(parse_range("2"), [2])
+    for bad in ("a:b:c", "0:1", "0:1:0", "1:0:1"):
+        with pytest.raises(SVMCoreError):
+            parse_range(bad)
+
+
+def test_table_rows_columns_and_values_match_single_fits():
+    d = make_wahba2d(50, seed=3)
+    w = class_weights_from_costs(d.y, 1, 2, 0.1)
+    grid = Grid.from_ranges("-6:0:3", "-1:1:1")
+    res = sweep(d, grid, w, ["obs", "gacv", "xa", "brxa", "sure", "gckl", "misclass", "brmisclass"],
+                solver="cvxopt")
+    t = res.table
+    assert len(t) == 9
+    assert list(t.columns[:6]) == BASE_COLUMNS
+    np.testing.assert_allclose(t["lambda"], 2.0 ** t.log2_nlambda / 50)
+    np.testing.assert_allclose(t.sigma, 2.0 ** t.log2_sigma)
+    # one row recomputed from an independent single fit with the kernel on raw inputs
+    row = t.iloc[4]
+    fit = fit_svm(d.X, d.y, row["lambda"], Kernel("gaussian", sigma=row.sigma), w, "libsvm")
+    from svmcore import criteria as C
+    assert row.gacv == pytest.approx(C.gacv(fit), rel=1e-6)
+    assert row.brxa == pytest.approx(C.brxa(fit))
+    assert row.brmisclass == pytest.approx(C.brmisclass(fit, d.p))
+    assert row.n_sv == fit.n_sv
+    # the surface pivot has σ rows and λ columns
+    xs, ys, Z = res.surface("gacv")
+    assert Z.shape == (3, 3) and list(xs) == [-6, -3, 0] and list(ys) == [-1, 0, 1]
+    assert Z[1, 1] == pytest.approx(row.gacv)
+
+
+def test_a_failing_grid_point_is_recorded_not_raised(monkeypatch):
+    d = make_wahba2d(40, seed=1)
+    real = fitmod._solver_registry()["cvxopt"]
+
+    def flaky(K, y, upper, lam):
+        if abs(np.log2(lam * len(y)) + 2) < 1e-9:
+            raise FloatingPointError("simulated breakdown")
+        return real(K, y, upper, lam)
+
+    monkeypatch.setattr(fitmod, "_solver_registry", lambda: {"cvxopt": flaky})
+    res = sweep(d, Grid.from_ranges("-4:0:2", "0:0:1"), solver="cvxopt")
+    t = res.table
+    bad = t[t.log2_nlambda == -2]
+    assert "simulated breakdown" in bad.fit_error.iloc[0] and np.isnan(bad.gacv.iloc[0])
+    assert (t[t.log2_nlambda != -2].fit_error == "").all()
+    assert np.isfinite(t[t.log2_nlambda != -2].gacv).all()
+
+
+def test_progress_and_parallel_equal_serial():
+    d = make_wahba2d(40, seed=2)
+    grid = Grid.from_ranges("-4:0:2", "-1:1:1")
+    calls = []
+    serial = sweep(d, grid, solver="cvxopt", progress=lambda a, b: calls.append((a, b)))
+    assert calls[0] == (0, 3) and calls[-1] == (3, 3)
+    par = sweep(d, grid, solver="cvxopt", n_jobs=2)
+    cols = ["gacv", "xa", "brxa", "sure", "gckl", "misclass"]
+    pd.testing.assert_frame_equal(serial.table[cols], par.table[cols])
+
+
+def test_targets_need_truth():
+    d = load_dataset("sonar")
+    with pytest.raises(SVMCoreError, match="gckl"):
+        sweep(d, Grid.from_ranges("0:0:1", "0:0:1"), criteria=["gckl"])
+
+
+@pytest.mark.parametrize("data", [
+    make_wahba2d(60, seed=8), make_solo_xor(60, seed=9),
+    load_dataset("haberman").subset(np.arange(0, 306, 5)),
+    load_dataset("sonar").subset(np.arange(0, 208, 3)),
+])
+def test_joachims_xa_rho2_bounds_the_loo_error(data):
+    # XA(ρ = 2, R = max K_ii − min K_ij) ≥ exact leave-one-out error rate (Joachims 2000)
+    res = sweep(data, Grid.from_ranges("-8:0:4", "-1:1:1"), criteria=["xa", "loo"],
+                solver="cvxopt")
+    t = res.table
+    assert np.isfinite(t.loo_error).all()
+    assert (t.xa >= t.loo_error - 1e-12).all(), t[["xa", "loo_error"]]
+    assert (t.xa > t.loo_error).any()    # a bound, not an identity
