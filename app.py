@@ -3,22 +3,30 @@
 Run with ``streamlit run app.py``. The entry point builds the navigation and the shared sidebar;
 the pages in ``pages/`` read the session state, call ``svmcore`` and draw.
 """
+import os
+import time
+
 import streamlit as st
 
 from svmapp import ui
 
-st.set_page_config(page_title="SVM tuning explorer", page_icon="📈", layout="wide")
+st.set_page_config(page_title="SVM tuning explorer", page_icon=":material/insights:", layout="wide")
 
 PAGES = [
-    st.Page("pages/tuning.py", title="Tuning surfaces", icon="🗺️", default=True),
-    st.Page("pages/summary.py", title="Summary table", icon="📋", url_path="summary"),
-    st.Page("pages/path.py", title="Regularization path", icon="〰️", url_path="path"),
-    st.Page("pages/losses.py", title="Loss functions", icon="📉", url_path="losses"),
-    st.Page("pages/criteria.py", title="The criteria", icon="📚", url_path="criteria"),
+    st.Page("pages/tuning.py", title="Tuning surfaces", icon=":material/grid_on:", default=True),
+    st.Page("pages/summary.py", title="Summary table", icon=":material/table_chart:", url_path="summary"),
+    st.Page("pages/path.py", title="Regularization path", icon=":material/show_chart:", url_path="path"),
+    st.Page("pages/losses.py", title="Loss functions", icon=":material/functions:", url_path="losses"),
+    st.Page("pages/criteria.py", title="The criteria", icon=":material/menu_book:", url_path="criteria"),
 ]
 
+_T0 = time.perf_counter()
 ui.init_state()
 page = st.navigation(PAGES)
 ui.run_if_requested(force_default=True)   # first visit, or Run sweep / Load preset pressed
+_T1 = time.perf_counter()
 ui.sidebar()
+_T2 = time.perf_counter()
 page.run()
+if os.environ.get("SVMAPP_TIMING"):
+    print(f"[svmapp] run {_T1 - _T0:.2f}s sidebar {_T2 - _T1:.2f}s page {time.perf_counter() - _T2:.2f}s", flush=True)

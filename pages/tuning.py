@@ -35,7 +35,9 @@ with st.expander("How to read this page", expanded=False):
 
 cols_all = [c for c in result.columns if c in result.table.columns]
 c1, c2, c3 = st.columns([4, 1.2, 1])
-shown = c1.multiselect("Criteria to show", cols_all, default=cols_all, format_func=explore.label,
+default = [c for c in cols_all if c not in ("obs", "brmisclass" if "misclass" in explore.decision_columns(result)
+                                            else "misclass")] or cols_all
+shown = c1.multiselect("Criteria to show", cols_all, default=default, format_func=explore.label,
                        key="tun_shown")
 others = c2.toggle("mark other minimizers", value=False, key="tun_others",
                    help="Mark every shown criterion's minimizer in each panel")
@@ -50,7 +52,7 @@ for start in range(0, len(shown), ncols):
                                       selected=sel, hover=hover)
         key = f"contour_{crit}_{SS.result_key}"
         col.plotly_chart(fig, key=key, on_select=ui.pick_callback(key), selection_mode="points",
-                         config={"displayModeBar": False})
+                         config={"displayModeBar": False}, theme=None)
 
 # ---------------------------------------------------------------- decision panel
 st.subheader("Decision curves of the chosen fits")
@@ -85,12 +87,19 @@ if data.d > 2:
         SS.features = features
         ui.sync_query()
 
-dcols = explore.decision_columns(result)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _decision_view(result_key, selected, features, _data, _result, _weights):
+    """Shared by every session: the chosen fits depend only on the result and the point."""
+    return explore.decision_view(_data, _result, _weights, columns=explore.decision_columns(_result),
+                                 selected=selected, features=features, fits=ui.fits_cache(result_key))
+
+
 with st.spinner("Fitting the chosen SVMs …"):
-    view = explore.decision_view(data, result, weights_for(SS.applied, data.y), columns=dcols,
-                                 selected=sel, features=features, fits=ui.fits_cache())
+    view = _decision_view(SS.result_key, sel, features, data, result, weights_for(SS.applied, data.y))
 dfig = plots.decision_figure(view)
-st.plotly_chart(dfig, key=f"decision_{SS.result_key}", config={"displayModeBar": False})
+st.plotly_chart(dfig, key=f"decision_{SS.result_key}", config={"displayModeBar": False}, theme=None)
 if view.caption:
     st.caption(view.caption)
 if view.p_mesh is None:
@@ -100,5 +109,5 @@ else:
                "(seed 000 §1.7); the other curves are f(x) = 0 of the fit each criterion picks.")
 
 st.divider()
-ui.downloads(result, {"Surfaces": plots.contour_grid(result, shown or cols_all, selected=sel),
-                      "Decision curves": dfig}, prefix=data.name)
+ui.downloads(result, {"Surfaces": lambda: plots.contour_grid(result, shown or cols_all, selected=sel),
+                      "Decision curves": lambda: dfig}, prefix=data.name)

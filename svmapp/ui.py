@@ -152,10 +152,9 @@ def sidebar() -> None:
     sb = st.sidebar
     with sb:
         st.markdown("### Presets")
-        c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
-        preset = c1.selectbox("Preset", list(S.PRESETS), key="w_preset", label_visibility="collapsed")
-        c2.button("Load", key="w_preset_btn", on_click=load_preset, args=(preset,),
-                  help="Load this preset's settings and run its sweep")
+        preset = st.selectbox("Preset", list(S.PRESETS), key="w_preset", label_visibility="collapsed")
+        st.button("Load preset and run", key="w_preset_btn", on_click=load_preset, args=(preset,),
+                  help="Load this preset's settings and run its sweep", width="stretch")
         if SS.get("link_note"):
             st.info(SS.link_note)
 
@@ -357,6 +356,16 @@ def run_if_requested(force_default: bool = False) -> None:
     key = S.settings_key(s, fp)
     if _store_get(key) is None:
         bar = st.progress(0.0, text=f"Running the sweep on {loaded.note} …")
+        waiting = st.empty()
+        if not SS.get("plotly_warm"):
+            # something to read while the sweep runs; it also makes the browser fetch plotly.js
+            # in parallel with the computation instead of after it (time to first view)
+            from svmcore.plots import loss_figure
+            with waiting.container():
+                st.caption("While the sweep runs: the losses the criteria are built on (seed 000 Fig 1.1).")
+                st.plotly_chart(loss_figure(height=300), key="warmup_loss", theme=None,
+                                config={"displayModeBar": False})
+            SS.plotly_warm = True
         t0 = time.perf_counter()
 
         def progress(done, total):
@@ -367,17 +376,18 @@ def run_if_requested(force_default: bool = False) -> None:
             result = S.run(s, loaded, progress=progress)
         except Exception as exc:
             bar.empty()
+            waiting.empty()
             SS.run_error = f"The sweep failed: {type(exc).__name__}: {exc}"
             st.error(SS.run_error + (" — the previous results are kept." if current() else ""))
             return
         bar.empty()
+        waiting.empty()
         _store_put(key, (result, loaded))
     if SS.get("result_key") != key:
         SS.selected = SS.selected if SS.get("applied") is None else None
     SS.applied = s
     SS.result_key = key
     SS.loaded_n = _store_get(key)[1].train.n
-    SS.pop("fits", None)
     sync_query()
 
 
@@ -435,11 +445,10 @@ def pick_callback(chart_key: str):
     return partial(on_pick, chart_key)
 
 
-def fits_cache() -> dict:
-    if "fits" not in SS or SS.get("fits_key") != SS.get("result_key"):
-        SS.fits = {}
-        SS.fits_key = SS.get("result_key")
-    return SS.fits
+@st.cache_resource(show_spinner=False, max_entries=8)
+def fits_cache(result_key: str) -> dict:
+    """Fits at grid points of one result, shared across sessions: {(log2 nλ, log2 σ): SVMFit}."""
+    return {}
 
 
 # ------------------------------------------------------------------ downloads
@@ -457,7 +466,8 @@ def downloads(result, figures: dict, prefix: str = "svm") -> None:
                             file_name=f"{prefix}_settings.json", mime="application/json",
                             on_click="ignore", key=f"dl_json_{prefix}")
     for c, (name, fig) in zip(cols[2:], figures.items()):
-        c.download_button(f"{name} (HTML)", data=partial(figure_html, fig, True),
+        make = fig if callable(fig) else (lambda f=fig: f)
+        c.download_button(f"{name} (HTML)", data=lambda make=make: figure_html(make(), True),
                           file_name=f"{prefix}_{name.lower().replace(' ', '_')}.html",
                           mime="text/html", on_click="ignore", key=f"dl_{prefix}_{name}")
 

@@ -28,7 +28,7 @@ LABELS = {
 }
 
 #: columns that grow like 1/λ (or faster) and need a log colour scale
-LOG_SCALE = ("gacv", "sure", "obs", "gckl", "cv_hinge", "loo_hinge", "test_hinge")
+LOG_SCALE = ("gacv", "sure")
 
 
 def label(column: str) -> str:
@@ -109,11 +109,21 @@ def stratified_subsample(data: Dataset, n_max: int | None, seed: int = 0) -> Dat
 
 # ------------------------------------------------------------------ fits at grid points
 def fit_at(data: Dataset, log2_nlambda: float, log2_sigma: float,
-           weights: ClassWeights | None = None, solver: str = "auto") -> SVMFit:
-    """The SVM at one grid point: λ = 2^log2_nlambda / n, Gaussian σ = 2^log2_sigma."""
+           weights: ClassWeights | None = None, solver: str = "cvxopt") -> SVMFit:
+    """The SVM at one grid point: λ = 2^log2_nlambda / n, Gaussian σ = 2^log2_sigma.
+
+    One λ at a time the pointwise QP is quicker than following the whole path down to λ; when it
+    fails the automatic choice is tried.
+    """
     lam = 2.0 ** float(log2_nlambda) / data.n
-    return fit_svm(data.X, data.y, lam, Kernel("gaussian", sigma=2.0 ** float(log2_sigma)),
-                   weights or class_weights_from_costs(data.y), solver=solver)
+    kernel = Kernel("gaussian", sigma=2.0 ** float(log2_sigma))
+    weights = weights or class_weights_from_costs(data.y)
+    try:
+        return fit_svm(data.X, data.y, lam, kernel, weights, solver=solver)
+    except Exception:
+        if solver == "auto":
+            raise
+        return fit_svm(data.X, data.y, lam, kernel, weights, solver="auto")
 
 
 def chosen_points(result, columns: Sequence[str] | None = None) -> dict:
@@ -188,7 +198,7 @@ def _mesh(data: Dataset, features: tuple, resolution: int):
 
 def decision_view(data: Dataset, result, weights: ClassWeights | None = None,
                   columns: Sequence[str] | None = None, selected: tuple | None = None,
-                  features: tuple = (0, 1), resolution: int = 70, solver: str = "auto",
+                  features: tuple = (0, 1), resolution: int = 70, solver: str = "cvxopt",
                   fits: dict | None = None) -> DecisionView:
     """Fit the SVM chosen by each criterion (and the clicked grid point) and evaluate f on a mesh.
 

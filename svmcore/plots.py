@@ -100,7 +100,7 @@ def add_criterion_contour(fig: go.Figure, result, column: str, *, row=None, col=
         x=xs, y=ys, z=V, name=name, colorscale="Viridis", zmin=lo, zmax=hi, ncontours=18,
         contours=dict(coloring="heatmap", showlines=True), line=dict(width=0.5, color="rgba(255,255,255,0.35)"),
         connectgaps=False, hoverinfo="skip", showscale=True,
-        colorbar={**dict(title=dict(text=cbt), thickness=12, len=0.9), **(colorbar or {})}), **kw)
+        colorbar={**dict(title=dict(text=cbt, side="top"), thickness=10, len=0.95, xpad=4), **(colorbar or {})}), **kw)
     # transparent grid-point overlay: hover shows every criterion, a click selects (λ, σ)
     t = result.table
     hover = hover if hover is not None else hover_texts(result)
@@ -158,11 +158,28 @@ def criterion_contour(result, column: str, *, show_others: Sequence[str] = (),
     fig.update_layout(
         title=dict(text=f"<b>{label(column)}</b>  <span style='font-size:12px'>{sub}</span>",
                    x=0.02, y=0.97),
-        height=height, margin=dict(l=50, r=10, t=40, b=45), clickmode="event+select",
+        height=height, margin=dict(l=48, r=4, t=36, b=42), clickmode="event+select",
         dragmode=False, hovermode="closest", plot_bgcolor="white")
-    fig.update_xaxes(title_text=AXIS_X, showgrid=False, zeroline=False)
-    fig.update_yaxes(title_text=AXIS_Y, showgrid=False, zeroline=False)
+    fig.update_xaxes(title_text=AXIS_X, showgrid=False, zeroline=False, range=_edges(xs_of(result)),
+                     title_standoff=4)
+    fig.update_yaxes(title_text=AXIS_Y, showgrid=False, zeroline=False, range=_edges(ys_of(result)),
+                     title_standoff=2)
     return fig
+
+
+def xs_of(result) -> np.ndarray:
+    return np.unique(result.table["log2_nlambda"].to_numpy(float))
+
+
+def ys_of(result) -> np.ndarray:
+    return np.unique(result.table["log2_sigma"].to_numpy(float))
+
+
+def _edges(v: np.ndarray) -> list:
+    """Axis range covering the grid plus half a step (room for the markers at the edges)."""
+    v = np.asarray(v, float)
+    h = 0.5 * (np.min(np.diff(v)) if len(v) > 1 else 1.0)
+    return [float(v.min() - h), float(v.max() + h)]
 
 
 def contour_grid(result, columns: Sequence[str] | None = None, *, ncols: int = 3,
