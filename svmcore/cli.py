@@ -34,9 +34,10 @@ def _add_data_options(p: argparse.ArgumentParser) -> None:
                    help="dual solver (default auto: the fastest exact backend)")
 
 
-def _load(args):
+def _load(args, criteria=None):
     from .datasets import load_dataset
     from .datasets.csvload import load_csv
+    from .sweep import row_limit
 
     if args.dataset and args.data:
         raise SVMCoreError("give either --dataset or --data, not both")
@@ -47,8 +48,10 @@ def _load(args):
     if not args.label:
         raise SVMCoreError("--data needs --label COL (the column holding the classes)")
     feats = [f.strip() for f in args.features.split(",")] if args.features else None
+    limit, what = row_limit(criteria)
     return load_csv(args.data, label=args.label, positive=args.positive, p_column=args.p_column,
-                    features=feats, standardize=not args.no_standardize)
+                    features=feats, standardize=not args.no_standardize, max_rows=limit,
+                    criteria_note=what)
 
 
 def _criteria_list(text):
@@ -72,7 +75,7 @@ def cmd_datasets(args) -> int:
 def cmd_sweep(args) -> int:
     from .sweep import Grid, check_criteria, sweep
 
-    data = _load(args)
+    data = _load(args, _criteria_list(args.criteria))
     crit = check_criteria(_criteria_list(args.criteria), data.has_truth)
     weights = class_weights_from_costs(data.y, args.cost_a, args.cost_b, args.prior_a)
     grid = Grid.from_ranges(args.log2_nlambda, args.log2_sigma)

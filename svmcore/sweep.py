@@ -69,6 +69,19 @@ class Grid:
         return len(self.log2_nlambda) * len(self.log2_sigma)
 
 
+#: largest data sets the sweep accepts: an n×n Gram matrix per σ column in memory; LOO refits every
+#: support vector at every λ
+MAX_ROWS = 5000
+LOO_MAX_ROWS = 1000
+
+
+def row_limit(criteria: Sequence[str] | None) -> tuple[int, str]:
+    """(most rows allowed, what imposes it) for a criteria list — for the CSV loader's message."""
+    if criteria is not None and "loo" in [c.strip().lower() for c in criteria]:
+        return LOO_MAX_ROWS, "exact leave-one-out (LOO)"
+    return MAX_ROWS, "the sweep (one n×n Gram matrix per σ)"
+
+
 def default_criteria(has_truth: bool) -> list[str]:
     """The in-sample criteria, plus the targets when P(A|x) is known."""
     return list(IN_SAMPLE) + (list(TARGETS) if has_truth else [])
@@ -204,6 +217,9 @@ def sweep(data: Dataset, grid: Grid, weights: ClassWeights | None = None,
     t0 = time.perf_counter()
     weights = weights or class_weights_from_costs(data.y)
     criteria = check_criteria(criteria, data.has_truth)
+    limit, what = row_limit(criteria)
+    if data.n > limit:
+        raise SVMCoreError(f"{what} is limited to {limit} rows; this data set has {data.n}")
     if "cv" in criteria and not (2 <= cv_folds <= min(np.sum(data.y > 0), np.sum(data.y < 0))):
         raise SVMCoreError(f"cv_folds must be between 2 and the size of the smaller class, got {cv_folds}")
     solver = choose_solver(solver, data.n)

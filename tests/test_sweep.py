@@ -97,3 +97,28 @@ def test_joachims_xa_rho2_bounds_the_loo_error(data):
     assert np.isfinite(t.loo_error).all()
     assert (t.xa >= t.loo_error - 1e-12).all(), t[["xa", "loo_error"]]
     assert (t.xa > t.loo_error).any()    # a bound, not an identity
+
+
+def test_held_out_scores_match_sklearn_predictions():
+    from sklearn.svm import SVC
+    d = load_dataset("heart")
+    train, test = d.subset(np.arange(0, 270, 2)), d.subset(np.arange(1, 270, 2))
+    w = class_weights_from_costs(train.y, 1, 3, 0.3)
+    res = sweep(train, Grid.from_ranges("-3:-3:1", "1:1:1"), w, ["gacv"], solver="cvxopt",
+                test=test)
+    row = res.table.iloc[0]
+    n = train.n
+    svc = SVC(C=1 / (2 * n * row["lambda"]), kernel="rbf", gamma=1 / (2 * row.sigma ** 2), tol=1e-10,
+              class_weight={1: w.L_pos, -1: w.L_neg}).fit(train.X, train.y.astype(int))
+    f = svc.decision_function(test.X)
+    yt = test.y
+    L = np.where(yt > 0, w.L_pos, w.L_neg)
+    assert row.test_hinge == pytest.approx(np.mean(L * np.maximum(0, 1 - yt * f)), rel=1e-6)
+    assert row.test_error == pytest.approx(np.mean(yt * f <= 0))
+    assert row.test_cost_error == pytest.approx(np.mean(L * (yt * f <= 0)))
+
+
+def test_loo_row_limit_is_named():
+    d = make_wahba2d(1001, seed=0)
+    with pytest.raises(SVMCoreError, match="limited to 1000 rows; this data set has 1001"):
+        sweep(d, Grid.from_ranges("0", "0"), criteria=["loo"])
