@@ -1,7 +1,9 @@
 """SVM tuning dashboard: how GACV, XA, BRXA, SURE and friends choose (λ, σ).
 
 Run with ``streamlit run app.py``. The entry point builds the navigation and the shared sidebar;
-the pages in ``pages/`` read the session state, call ``svmcore`` and draw.
+the pages in ``app_pages/`` read the session state, call ``svmcore`` and draw. (Not ``pages/``:
+with a ``pages/`` folder next to the entry point, Streamlit 1.67's AppTest falls back to the legacy
+multipage mode and reruns a page script without this entry point, losing the sidebar.)
 """
 import os
 import time
@@ -13,11 +15,11 @@ from svmapp import ui
 st.set_page_config(page_title="SVM tuning explorer", page_icon=":material/insights:", layout="wide")
 
 PAGES = [
-    st.Page("pages/tuning.py", title="Tuning surfaces", icon=":material/grid_on:", default=True),
-    st.Page("pages/summary.py", title="Summary table", icon=":material/table_chart:", url_path="summary"),
-    st.Page("pages/path.py", title="Regularization path", icon=":material/show_chart:", url_path="path"),
-    st.Page("pages/losses.py", title="Loss functions", icon=":material/functions:", url_path="losses"),
-    st.Page("pages/criteria.py", title="The criteria", icon=":material/menu_book:", url_path="criteria"),
+    st.Page("app_pages/tuning.py", title="Tuning surfaces", icon=":material/grid_on:", default=True),
+    st.Page("app_pages/summary.py", title="Summary table", icon=":material/table_chart:", url_path="summary"),
+    st.Page("app_pages/path.py", title="Regularization path", icon=":material/show_chart:", url_path="path"),
+    st.Page("app_pages/losses.py", title="Loss functions", icon=":material/functions:", url_path="losses"),
+    st.Page("app_pages/criteria.py", title="The criteria", icon=":material/menu_book:", url_path="criteria"),
 ]
 
 _T0 = time.perf_counter()

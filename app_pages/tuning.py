@@ -38,7 +38,7 @@ c1, c2, c3 = st.columns([4, 1.2, 1])
 default = [c for c in cols_all if c not in ("obs", "brmisclass" if "misclass" in explore.decision_columns(result)
                                             else "misclass")] or cols_all
 shown = c1.multiselect("Criteria to show", cols_all, default=default, format_func=explore.label,
-                       key="tun_shown")
+                       key=f"tun_shown_{SS.result_key}")
 others = c2.toggle("mark other minimizers", value=False, key="tun_others",
                    help="Mark every shown criterion's minimizer in each panel")
 ncols = c3.selectbox("panels per row", [2, 3, 4], index=1, key="tun_ncols")

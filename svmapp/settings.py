@@ -33,6 +33,7 @@ except ImportError:  # pragma: no cover
         return sorted(map(str, values))[-1]
 
 SOURCES = ("simulation", "bundled", "upload")
+SOLVERS = ("auto", "path", "cvxopt", "libsvm")
 
 #: the view that appears first: wahba2d (seed 000 §1.8), n = 200, a quick 13 × 7 grid
 DEFAULTS = {
@@ -40,7 +41,7 @@ DEFAULTS = {
     "cost_a": 1.0, "cost_b": 1.0, "prior_a": None,
     "lam": "-24:0:2", "sig": "-3:3:1",
     "criteria": ["obs", "gacv", "xa", "brxa", "sure", "gckl", "misclass", "brmisclass"],
-    "rho": 2, "folds": 5, "test_frac": 0.3, "n_max": 300,
+    "rho": 2, "folds": 5, "test_frac": 0.3, "n_max": 300, "solver": "auto",
     # uploaded CSV only
     "label": None, "positive": None, "p_column": None, "features": None, "standardize": True,
 }
@@ -95,6 +96,7 @@ def clean(settings: dict) -> dict:
     for k in ("cost_a", "cost_b", "test_frac"):
         s[k] = float(s[k])
     s["rho"] = int(float(s["rho"]))
+    s["solver"] = s["solver"] if s["solver"] in SOLVERS else "auto"
     s["prior_a"] = None if s["prior_a"] in (None, "", "None", "sample") else float(s["prior_a"])
     if isinstance(s["criteria"], str):
         s["criteria"] = [c for c in s["criteria"].split(",") if c]
@@ -111,7 +113,7 @@ def clean(settings: dict) -> dict:
 
 # ------------------------------------------------------------------ query string
 _QP_KEYS = ("source", "dataset", "n", "seed", "cost_a", "cost_b", "prior_a", "lam", "sig",
-            "criteria", "rho", "folds", "test_frac", "n_max")
+            "criteria", "rho", "folds", "test_frac", "n_max", "solver")
 
 
 def to_query(settings: dict, selected: tuple | None = None, features: tuple | None = None) -> dict:
@@ -243,7 +245,7 @@ def run(s: dict, loaded: Loaded, progress=None, n_jobs: int = 1):
     train = loaded.train
     return sweep(train, grid_for(s), weights_for(s, train.y), criteria_for(s, train.has_truth),
                  xa_rho=float(s["rho"]), cv_folds=int(s["folds"]), cv_seed=int(s["seed"]),
-                 solver="auto", n_jobs=n_jobs, progress=progress, test=loaded.test)
+                 solver=s.get("solver", "auto"), n_jobs=n_jobs, progress=progress, test=loaded.test)
 
 
 def affordable_loo(n: int, grid_size: int, seconds_per_fit: float | None = None,

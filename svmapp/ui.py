@@ -69,6 +69,7 @@ def _set_widgets(s: dict) -> None:
     SS.w_folds = int(s["folds"])
     SS.w_test_frac = float(s["test_frac"])
     SS.w_n_max = int(s["n_max"])
+    SS.w_solver = s.get("solver", "auto")
 
 
 def _widget_settings() -> dict:
@@ -84,7 +85,8 @@ def _widget_settings() -> dict:
          "lam": SS.get("w_lam", S.DEFAULTS["lam"]).strip(),
          "sig": SS.get("w_sig", S.DEFAULTS["sig"]).strip(),
          "criteria": crit, "rho": SS.get("w_rho", 2), "folds": SS.get("w_folds", 5),
-         "test_frac": SS.get("w_test_frac", 0.3), "n_max": SS.get("w_n_max", 300)}
+         "test_frac": SS.get("w_test_frac", 0.3), "n_max": SS.get("w_n_max", 300),
+         "solver": SS.get("w_solver", "auto")}
     if src == "upload":
         s.update(label=SS.get("w_label"), positive=SS.get("w_positive"),
                  p_column=None if SS.get("w_pcol") in (None, "(none)") else SS.get("w_pcol"),
@@ -114,8 +116,9 @@ def init_state() -> None:
     _set_widgets(s)
 
 
-def load_preset(name: str) -> None:
+def load_preset(name: str | None = None) -> None:
     """Callback of the preset button: widgets, requested settings, and a run."""
+    name = name or SS.get("w_preset") or next(iter(S.PRESETS))
     s = S.clean({**S.DEFAULTS, **S.PRESETS[name]})
     _set_widgets(s)
     SS.requested = s
@@ -152,8 +155,8 @@ def sidebar() -> None:
     sb = st.sidebar
     with sb:
         st.markdown("### Presets")
-        preset = st.selectbox("Preset", list(S.PRESETS), key="w_preset", label_visibility="collapsed")
-        st.button("Load preset and run", key="w_preset_btn", on_click=load_preset, args=(preset,),
+        st.selectbox("Preset", list(S.PRESETS), key="w_preset", label_visibility="collapsed")
+        st.button("Load preset and run", key="w_preset_btn", on_click=load_preset,
                   help="Load this preset's settings and run its sweep", width="stretch")
         if SS.get("link_note"):
             st.info(SS.link_note)
@@ -208,9 +211,11 @@ def sidebar() -> None:
         st.multiselect("single-fit criteria and targets", SINGLE_FIT_CRITERIA, key="w_criteria",
                        format_func=lambda c: S.CRITERIA_HELP.get(c, c).split(":")[0],
                        help="Targets (GCKL, MISCLASS, BRMISCLASS) need the true P(A|x)")
-        c1, c2 = st.columns(2)
+        c1, c2, c3 = st.columns([1, 1, 1.3])
         c1.selectbox("XA's ρ", [1, 2], key="w_rho")
         c2.number_input("CV folds", 2, 20, key="w_folds")
+        c3.selectbox("solver", list(S.SOLVERS), key="w_solver",
+                     help="auto: the whole-λ path when available, else the cvxopt QP")
         spf = _seconds_per_fit(n_est)
         from svmcore.explore import estimate_seconds
         base = estimate_seconds(n_est, size, 1, [], seconds_per_fit=spf) if size else 0.0

@@ -1,0 +1,170 @@
+"""The Streamlit app under ``streamlit.testing.v1.AppTest``: every page, a small sweep, uploads,
+presets, the query-string round trip. Tiny grids keep the whole file to well under a minute."""
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from svmapp import settings as S
+
+ROOT = Path(__file__).resolve().parents[2]
+APP = str(ROOT / "app.py")
+PAGES = ["app_pages/tuning.py", "app_pages/summary.py", "app_pages/path.py", "app_pages/losses.py",
+         "app_pages/criteria.py"]
+TINY = {"n": "60", "lam": "-12:0:4", "sig": "-1:1:1"}          # 4 × 3 grid, n = 60
+GOOD_CSV = "\n".join(["a,b,c,label"] + [f"{i % 7},{(i * 3) % 11},{(i * 5) % 13},{'yes' if (i % 7) + ((i * 3) % 11) > 8 else 'no'}"
+                                        for i in range(80)]).encode()
+
+
+def new_app(query=None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.query_params.update(query or TINY)
+    return at
+
+
+def no_exception(at: AppTest):
+    assert not at.exception, [e.value for e in at.exception]
+
+
+def test_default_view_and_every_page():
+    """The real default (wahba2d, n = 200, 13 × 7 grid), then each page in the same session."""
+    at = AppTest.from_file(APP, default_timeout=150)
+    at.run()
+    no_exception(at)
+    assert at.session_state["applied"]["dataset"] == "wahba2d"
+    assert len(at.get("plotly_chart")) >= 7          # contour panels + decision panel
+    assert not at.error
+    for page in PAGES[1:]:
+        at.switch_page(page)
+        at.run()
+        no_exception(at)
+        assert not at.error, (page, [e.value for e in at.error])
+    at.switch_page("app_pages/path.py").run()
+    assert len(at.get("plotly_chart")) == 2           # small multiples + GCKL
+    at.switch_page("app_pages/criteria.py").run()
+    assert len(at.latex) >= 8                         # one formula per criterion
+
+
+def test_small_sweep_from_the_form():
+    at = new_app()
+    at.run()
+    no_exception(at)
+    assert at.session_state["applied"]["lam"] == "-12:0:4"
+    at.text_input(key="w_lam").set_value("-8:0:8")
+    at.text_input(key="w_sig").set_value("0:1:1")
+    at.number_input(key="w_n").set_value(50)
+    at.multiselect(key="w_criteria").set_value(["gacv", "xa", "misclass"])
+    at.checkbox(key="w_cv").check()
+    at.button(key="FormSubmitter:settings_form-Run sweep").click()
+    at.run()
+    no_exception(at)
+    applied = at.session_state["applied"]
+    assert (applied["lam"], applied["sig"], applied["n"]) == ("-8:0:8", "0:1:1", 50)
+    assert applied["criteria"] == ["gacv", "xa", "misclass", "cv"]
+    assert any("grid 2 × 2" in c.value for c in at.caption)
+    assert at.query_params["lam"] in ("-8:0:8", ["-8:0:8"])      # mirrored in the URL
+    at.switch_page("app_pages/summary.py").run()
+    no_exception(at)
+    df = at.dataframe[0].value
+    assert {"GACV", "XA", "MISCLASS", "CV hinge", "CV error"} <= set(df["criterion"])
+
+
+def test_bad_settings_show_error_and_keep_results():
+    at = new_app()
+    at.run()
+    key = at.session_state["result_key"]
+    at.text_input(key="w_lam").set_value("0:-5:1")               # STOP below START
+    at.button(key="FormSubmitter:settings_form-Run sweep").click()
+    at.run()
+    no_exception(at)
+    assert at.error and any("STOP" in e.value for e in at.error)
+    assert at.session_state["result_key"] == key                 # earlier result kept
+    assert len(at.get("plotly_chart")) >= 2                      # and still drawn
+
+
+def test_bad_csv_upload_shows_error_without_exception():
+    at = new_app()
+    at.run()
+    key = at.session_state["result_key"]
+    at.radio(key="w_source").set_value("upload").run()
+    no_exception(at)
+    at.file_uploader(key="w_upload").set_value(("bad.csv", b"\x00\x01\x02 not a csv \xff\xfe", "text/csv"))
+    at.run()
+    no_exception(at)
+    assert at.sidebar.error, "the loader's message is shown"
+    assert "bad.csv" in at.sidebar.error[0].value
+    at.button(key="FormSubmitter:settings_form-Run sweep").click()
+    at.run()
+    no_exception(at)
+    assert at.error
+    assert at.session_state["result_key"] == key                 # the session keeps working
+
+
+def test_csv_with_one_class_fails_at_run_with_error():
+    at = new_app()
+    at.run()
+    key = at.session_state["result_key"]
+    at.radio(key="w_source").set_value("upload").run()
+    one_class = b"x,y,label\n" + b"".join(f"{i},{i * 2},a\n".encode() for i in range(20))
+    at.file_uploader(key="w_upload").set_value(("one.csv", one_class, "text/csv")).run()
+    no_exception(at)
+    at.button(key="FormSubmitter:settings_form-Run sweep").click().run()
+    no_exception(at)
+    assert at.error
+    assert at.session_state["result_key"] == key
+
+
+def test_good_csv_upload_runs_with_a_test_set():
+    at = new_app()
+    at.run()
+    at.radio(key="w_source").set_value("upload").run()
+    at.file_uploader(key="w_upload").set_value(("toy.csv", GOOD_CSV, "text/csv")).run()
+    no_exception(at)
+    assert not at.sidebar.error
+    assert at.selectbox(key="w_label").value == "label"
+    at.selectbox(key="w_positive").set_value("yes")
+    at.text_input(key="w_lam").set_value("-8:0:8")
+    at.text_input(key="w_sig").set_value("0:1:1")
+    at.button(key="FormSubmitter:settings_form-Run sweep").click().run()
+    no_exception(at)
+    assert not at.error, [e.value for e in at.error]
+    assert at.session_state["applied"]["source"] == "upload"
+    at.switch_page("app_pages/summary.py").run()
+    no_exception(at)
+    df = at.dataframe[0].value
+    assert "test error" in df.columns
+
+
+def test_preset_loads_its_settings(monkeypatch):
+    name = "Figure 1.4 (right): nonstandard C_A=1, C_B=2, π_A=0.1"
+    small = {**S.PRESETS[name], "n": 60, "lam": "-12:0:6", "sig": "0:1:1"}   # keep the test fast
+    monkeypatch.setitem(S.PRESETS, name, small)
+    at = new_app()
+    at.run()
+    at.selectbox(key="w_preset").set_value(name)
+    at.button(key="w_preset_btn").click().run()
+    no_exception(at)
+    applied = at.session_state["applied"]
+    assert (applied["cost_a"], applied["cost_b"], applied["prior_a"]) == (1.0, 2.0, 0.1)
+    assert at.number_input(key="w_cost_b").value == 2.0
+    assert at.slider(key="w_prior_a").value == pytest.approx(0.1)
+    assert any("nonstandard case" in c.value for c in at.caption)
+
+
+def test_link_reproduces_view_and_selection():
+    at = new_app({**TINY, "cost_b": "2", "prior_a": "0.1", "sel": "-4,0"})
+    at.run()
+    no_exception(at)
+    assert at.session_state["applied"]["cost_b"] == 2.0
+    assert tuple(at.session_state["selected"]) == (-4.0, 0.0)
+    assert any("Clicked grid point" in m.value for m in at.markdown)
+
+
+def test_query_round_trip_and_bad_links():
+    s = S.clean({**S.DEFAULTS, "cost_b": 2, "prior_a": 0.1, "criteria": ["gacv", "cv"]})
+    q = S.to_query(s, selected=(-3.0, 0.5), features=(1, 2))
+    back, sel, feat = S.from_query(q)
+    assert back == s and sel == (-3.0, 0.5) and feat == (1, 2)
+    assert S.from_query({"lam": "oops"})[0] is None           # malformed link: defaults
+    assert S.from_query({"n": "abc"})[0] is None
+    assert S.from_query({})[0] is None
