@@ -103,28 +103,26 @@ def _logistic(t):
     return 1.0 / (1.0 + np.exp(-t))
 
 
+def _make_uniform_logistic(name, d, logit, n, seed, description) -> Dataset:
+    """X ~ U[0,1]^d, y = +1 with probability logistic(logit(X))."""
+    rng = np.random.default_rng(seed)
+    X = rng.random((n, d))
+    p = _logistic(logit(X))
+    y = np.where(rng.random(n) < p, 1.0, -1.0)
+    return Dataset(name, X, y, p, lambda Z: _logistic(logit(Z)), [f"x{j + 1}" for j in range(d)],
+                   ("A", "B"), description, f"simulation, seed {seed}")
+
+
 def make_zhang_additive(n: int = 200, seed: int = 0) -> Dataset:
     """Seed 002 §5.1: X ~ U[0,1]^10, additive logit in x1..x4 (Bayes error 0.216)."""
-    rng = np.random.default_rng(seed)
-    X = rng.random((n, 10))
-    p = _logistic(zhang_additive_logit(X))
-    y = np.where(rng.random(n) < p, 1.0, -1.0)
-    return Dataset("zhang_additive", X, y, p, lambda Z: _logistic(zhang_additive_logit(Z)),
-                   [f"x{j + 1}" for j in range(10)], ("A", "B"),
-                   "Zhang (2006) Example 1: additive logit, d = 10 (6 noise variables)",
-                   f"simulation, seed {seed}")
+    return _make_uniform_logistic("zhang_additive", 10, zhang_additive_logit, n, seed,
+                                  "Zhang (2006) Example 1: additive logit, d = 10 (6 noise variables)")
 
 
 def make_zhang_interaction(n: int = 200, seed: int = 0) -> Dataset:
     """Seed 002 §5.2: X ~ U[0,1]^4, logit with an x1·x2 interaction (Bayes error 0.155)."""
-    rng = np.random.default_rng(seed)
-    X = rng.random((n, 4))
-    p = _logistic(zhang_interaction_logit(X))
-    y = np.where(rng.random(n) < p, 1.0, -1.0)
-    return Dataset("zhang_interaction", X, y, p, lambda Z: _logistic(zhang_interaction_logit(Z)),
-                   [f"x{j + 1}" for j in range(4)], ("A", "B"),
-                   "Zhang (2006) Example 2: two-way interaction, d = 4",
-                   f"simulation, seed {seed}")
+    return _make_uniform_logistic("zhang_interaction", 4, zhang_interaction_logit, n, seed,
+                                  "Zhang (2006) Example 2: two-way interaction, d = 4")
 
 
 # ---------------------------------------------------------------- Navia-Vázquez (seed 004 eqs 28–29)
