@@ -209,7 +209,7 @@ def sidebar() -> None:
 
         st.markdown("### Criteria")
         st.multiselect("single-fit criteria and targets", SINGLE_FIT_CRITERIA, key="w_criteria",
-                       format_func=lambda c: S.CRITERIA_HELP.get(c, c).split(":")[0],
+                       format_func=_crit_label,
                        help="Targets (GCKL, MISCLASS, BRMISCLASS) need the true P(A|x)")
         c1, c2, c3 = st.columns([1, 1, 1.3])
         c1.selectbox("XA's ρ", [1, 2], key="w_rho")
@@ -230,6 +230,11 @@ def sidebar() -> None:
                    "for the single-fit criteria.")
         st.form_submit_button("Run sweep", type="primary", on_click=_on_submit, width="stretch")
 
+
+
+def _crit_label(c: str) -> str:
+    from svmcore.explore import label
+    return label(c)
 
 
 def _fmt_s(t: float) -> str:
@@ -265,17 +270,19 @@ def _seconds_per_fit(n: int):
 
 def _weights_caption() -> None:
     """L(+1), L(−1) of the shown result beside their formula (seed 000 §1.7)."""
+    st.latex(r"\small L(+1)=\frac{C_B\,\pi_A}{\pi_A^s},\;\; L(-1)=\frac{C_A\,\pi_B}{\pi_B^s}")
     res = current()
     if res is None:
-        st.latex(r"L(+1)=\frac{C_B\,\pi_A}{\pi_A^s},\quad L(-1)=\frac{C_A\,\pi_B}{\pi_B^s}")
         return
     w = res[0].settings["weights"]
-    st.latex(r"L(+1)=\frac{C_B\pi_A}{\pi^s_A}=\frac{%g\cdot %.3g}{%.3g}=%.3g" %
+    st.latex(r"\small L(+1)=\frac{%g\cdot %.3g}{%.3g}=\mathbf{%.3g}" %
              (w["cost_b"], w["prior_a"], w["sample_prior_a"], w["L_pos"]))
-    st.latex(r"L(-1)=\frac{C_A\pi_B}{\pi^s_B}=\frac{%g\cdot %.3g}{%.3g}=%.3g" %
+    st.latex(r"\small L(-1)=\frac{%g\cdot %.3g}{%.3g}=\mathbf{%.3g}" %
              (w["cost_a"], 1 - w["prior_a"], 1 - w["sample_prior_a"], w["L_neg"]))
     st.caption(f"Sample proportions π_A^s = {w['sample_prior_a']:.3f}, π_B^s = "
-               f"{1 - w['sample_prior_a']:.3f} (values of the last run; they update on **Run sweep**).")
+               f"{1 - w['sample_prior_a']:.3f}; Bayes threshold on p_s: "
+               f"{w['L_neg'] / (w['L_neg'] + w['L_pos']):.3g} (values of the last run; they update "
+               "on **Run sweep**).")
 
 
 def _upload_widgets() -> None:
