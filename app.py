@@ -23,9 +23,12 @@ PAGES = [
 ]
 
 _T0 = time.perf_counter()
+RESULT_PAGES = ("Tuning surfaces", "Summary table")
+
 ui.init_state()
 page = st.navigation(PAGES)
-ui.run_if_requested(force_default=True)   # first visit, or Run sweep / Load preset pressed
+# Run sweep / Load preset pressed on any page, or the first visit to a page that shows results
+ui.run_if_requested(force_default=page.title in RESULT_PAGES)
 _T1 = time.perf_counter()
 ui.sidebar()
 _T2 = time.perf_counter()

@@ -34,8 +34,8 @@ gfig = plots.gckl_figure(path)
 left.plotly_chart(gfig, key="gckl_fig", config={"displayModeBar": False})
 if path.gckl is not None and np.isfinite(path.gckl).any():
     b = int(np.nanargmin(path.gckl))
-    right.metric("GCKL minimizer", f"nλ = 2^{path.log2_nlambda[b]:g}", f"GCKL {path.gckl[b]:.4f}",
-                 delta_color="off")
+    right.metric("GCKL minimizer", f"nλ = 2^{path.log2_nlambda[b]:g}")
+    right.caption(f"GCKL there = {path.gckl[b]:.4f}; MISCLASS = {path.misclass[b]:.4f}")
     right.markdown(
         "GCKL(λ) = (1/n) Σ [p_i (1 − f_i)₊ + (1 − p_i)(1 + f_i)₊] (eq 1.27) is the expected hinge "
         "loss on a new y at the same x_i; it needs the true p and so is known only in a simulation. "

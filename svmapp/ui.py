@@ -270,14 +270,15 @@ def _seconds_per_fit(n: int):
 
 def _weights_caption() -> None:
     """L(+1), L(−1) of the shown result beside their formula (seed 000 §1.7)."""
-    st.latex(r"\small L(+1)=\frac{C_B\,\pi_A}{\pi_A^s},\;\; L(-1)=\frac{C_A\,\pi_B}{\pi_B^s}")
     res = current()
     if res is None:
+        st.latex(r"\small L(+1)=\frac{C_B\,\pi_A}{\pi_A^s}")
+        st.latex(r"\small L(-1)=\frac{C_A\,\pi_B}{\pi_B^s}")
         return
     w = res[0].settings["weights"]
-    st.latex(r"\small L(+1)=\frac{%g\cdot %.3g}{%.3g}=\mathbf{%.3g}" %
+    st.latex(r"\small L(+1)=\frac{C_B\,\pi_A}{\pi_A^s}=\frac{%g\cdot %.3g}{%.3g}=\mathbf{%.3g}" %
              (w["cost_b"], w["prior_a"], w["sample_prior_a"], w["L_pos"]))
-    st.latex(r"\small L(-1)=\frac{%g\cdot %.3g}{%.3g}=\mathbf{%.3g}" %
+    st.latex(r"\small L(-1)=\frac{C_A\,\pi_B}{\pi_B^s}=\frac{%g\cdot %.3g}{%.3g}=\mathbf{%.3g}" %
              (w["cost_a"], 1 - w["prior_a"], 1 - w["sample_prior_a"], w["L_neg"]))
     st.caption(f"Sample proportions π_A^s = {w['sample_prior_a']:.3f}, π_B^s = "
                f"{1 - w['sample_prior_a']:.3f}; Bayes threshold on p_s: "

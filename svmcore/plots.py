@@ -275,7 +275,7 @@ def decision_figure(view: DecisionView, title: str | None = None, height: int = 
         fig.update_xaxes(title_text=view.feature_names[0], range=[xs[0], xs[-1]], showgrid=False,
                          zeroline=False)
         fig.update_yaxes(title_text=view.feature_names[1], range=[ys[0], ys[-1]], showgrid=False,
-                         zeroline=False, scaleanchor="x" if view.kind == "2d" else None)
+                         zeroline=False)
     fig.update_layout(height=height, margin=dict(l=50, r=10, t=50, b=45), plot_bgcolor="white",
                       legend=dict(orientation="v", x=1.01, y=1, font=dict(size=12)),
                       title=dict(text=title or "Decision curves f = 0 of the chosen fits", x=0.02))
