@@ -8,7 +8,8 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     MPLCONFIGDIR=/tmp \
-    STREAMLIT_BROWSER_GATHER_USAGE_STATS=false
+    STREAMLIT_BROWSER_GATHER_USAGE_STATS=false \
+    SVMAPP_CACHE=/app/cache
 
 # an unprivileged user owns nothing but its home; the code is read-only to it
 RUN groupadd --system app && useradd --system --gid app --create-home --home-dir /home/app app
@@ -26,6 +27,9 @@ COPY app_pages/ app_pages/
 COPY data/ data/
 COPY app.py ./
 COPY .streamlit/ .streamlit/
+
+# precompute the default view into the (read-only) disk cache: the first visitor does not wait
+RUN python -m svmapp.warm
 
 USER app
 

@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import pickle
 from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
 
 import numpy as np
 
@@ -267,3 +271,57 @@ def nice_ranges(data: Dataset) -> tuple[str, str]:
 
 def jsonable(s: dict) -> dict:
     return json.loads(json.dumps(s, default=lambda v: v.tolist() if isinstance(v, np.ndarray) else str(v)))
+
+
+# ------------------------------------------------------------------ disk cache of sweep results
+def cache_dir() -> Path | None:
+    """Where finished sweeps are kept across server restarts: $SVMAPP_CACHE, else
+    ~/.cache/svm-tuning-explorer; SVMAPP_CACHE=off disables it."""
+    env = os.environ.get("SVMAPP_CACHE")
+    if env is not None and env.strip().lower() in ("", "0", "off", "false", "no"):
+        return None
+    return Path(env) if env else Path.home() / ".cache" / "svm-tuning-explorer"
+
+
+@lru_cache(maxsize=1)
+def code_fingerprint() -> str:
+    """Hash of the svmcore sources: a cached result is used only with the code that made it."""
+    root = Path(__file__).resolve().parents[1]
+    h = hashlib.sha1()
+    for p in sorted((root / "svmcore").rglob("*.py")) + [root / "svmapp" / "settings.py"]:
+        h.update(p.relative_to(root).as_posix().encode())
+        h.update(p.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def _cache_file(key: str) -> Path | None:
+    d = cache_dir()
+    return None if d is None else d / f"sweep_{key}_{code_fingerprint()}.pkl"
+
+
+def disk_get(key: str):
+    """The SweepResult stored under ``key`` by this code version, or None."""
+    f = _cache_file(key)
+    if f is None or not f.is_file():
+        return None
+    try:
+        with open(f, "rb") as fh:
+            return pickle.load(fh)
+    except Exception:
+        return None
+
+
+def disk_put(key: str, result) -> bool:
+    """Store a SweepResult (best effort: a read-only or full disk only loses the cache)."""
+    f = _cache_file(key)
+    if f is None:
+        return False
+    try:
+        f.parent.mkdir(parents=True, exist_ok=True)
+        tmp = f.with_suffix(f".tmp{os.getpid()}")
+        with open(tmp, "wb") as fh:
+            pickle.dump(result, fh, protocol=pickle.HIGHEST_PROTOCOL)
+        tmp.replace(f)
+        return True
+    except Exception:
+        return False

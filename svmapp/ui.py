@@ -367,6 +367,10 @@ def run_if_requested(force_default: bool = False) -> None:
         return
     fp = SS.get("upload_fp", "") if s["source"] == "upload" else ""
     key = S.settings_key(s, fp)
+    if _store_get(key) is None and s["source"] != "upload":
+        cached = S.disk_get(key)            # a finished sweep from an earlier server run
+        if cached is not None:
+            _store_put(key, (cached, loaded))
     if _store_get(key) is None:
         bar = st.progress(0.0, text=f"Running the sweep on {loaded.note} …")
         waiting = st.empty()
@@ -396,6 +400,8 @@ def run_if_requested(force_default: bool = False) -> None:
         bar.empty()
         waiting.empty()
         _store_put(key, (result, loaded))
+        if s["source"] != "upload":
+            S.disk_put(key, result)
     if SS.get("result_key") != key:
         SS.selected = SS.selected if SS.get("applied") is None else None
     SS.applied = s

@@ -168,3 +168,16 @@ def test_query_round_trip_and_bad_links():
     assert S.from_query({"lam": "oops"})[0] is None           # malformed link: defaults
     assert S.from_query({"n": "abc"})[0] is None
     assert S.from_query({})[0] is None
+
+
+def test_disk_cache_round_trip(tmp_path, monkeypatch):
+    monkeypatch.setenv("SVMAPP_CACHE", str(tmp_path))
+    s = S.clean({**S.DEFAULTS, **TINY, "criteria": ["gacv"]})
+    key = S.settings_key(s)
+    assert S.disk_get(key) is None
+    res = S.run(s, S.load_data(s))
+    assert S.disk_put(key, res)
+    back = S.disk_get(key)
+    assert back.table.equals(res.table) and back.settings == res.settings
+    monkeypatch.setenv("SVMAPP_CACHE", "off")
+    assert S.disk_get(key) is None and not S.disk_put(key, res)
