@@ -181,3 +181,30 @@ def test_disk_cache_round_trip(tmp_path, monkeypatch):
     assert back.table.equals(res.table) and back.settings == res.settings
     monkeypatch.setenv("SVMAPP_CACHE", "off")
     assert S.disk_get(key) is None and not S.disk_put(key, res)
+
+
+def test_bundled_real_data_with_slice_and_test_set():
+    if not S.list_bundled():
+        pytest.skip("no bundled data sets in this build")
+    name = "heart" if "heart" in S.list_bundled() else S.list_bundled()[0]
+    at = new_app()
+    at.run()
+    at.radio(key="w_source").set_value("bundled").run()
+    at.selectbox(key="w_bundled").set_value(name).run()
+    no_exception(at)
+    at.number_input(key="w_n_max").set_value(60)
+    at.text_input(key="w_lam").set_value("-8:0:8")
+    at.text_input(key="w_sig").set_value("1:2:1")
+    at.multiselect(key="w_criteria").set_value(["gacv", "xa"])
+    at.button(key="FormSubmitter:settings_form-Run sweep").click().run()
+    no_exception(at)
+    assert not at.error, [e.value for e in at.error]
+    applied = at.session_state["applied"]
+    assert applied["source"] == "bundled" and applied["dataset"] == name
+    assert any("held-out test set" in c.value for c in at.caption)
+    assert any("held at their medians" in c.value for c in at.caption)   # d > 2: a slice
+    at.selectbox(key="tun_f1").set_value(2).run()
+    no_exception(at)
+    assert tuple(at.session_state["features"]) == (0, 2)
+    at.switch_page("app_pages/summary.py").run()
+    assert "test error" in at.dataframe[0].value.columns
