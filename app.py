@@ -33,5 +33,6 @@ _T1 = time.perf_counter()
 ui.sidebar()
 _T2 = time.perf_counter()
 page.run()
+ui.sync_query()
 if os.environ.get("SVMAPP_TIMING"):
     print(f"[svmapp] run {_T1 - _T0:.2f}s sidebar {_T2 - _T1:.2f}s page {time.perf_counter() - _T2:.2f}s", flush=True)

@@ -140,7 +140,9 @@ def _on_dataset_change() -> None:
             name = SS.get("w_sim")
             SS.w_n = S.SIM_N.get(name, 200)
             data = S.make_simulation(name, n=min(SS.w_n, 300))
-        elif src == "bundled" and SS.get("w_bundled") and S.load_bundled is not None:
+        elif src == "bundled" and S.load_bundled is not None and S.list_bundled():
+            if SS.get("w_bundled") not in S.list_bundled():
+                SS.w_bundled = S.list_bundled()[0]
             data = S.load_bundled(SS.w_bundled)
         else:
             return
