@@ -176,9 +176,9 @@ def ys_of(result) -> np.ndarray:
 
 
 def _edges(v: np.ndarray) -> list:
-    """Axis range covering the grid plus half a step (room for the markers at the edges)."""
+    """Axis range covering the grid plus 0.3 step (room for the markers at the edges)."""
     v = np.asarray(v, float)
-    h = 0.5 * (np.min(np.diff(v)) if len(v) > 1 else 1.0)
+    h = 0.3 * (np.min(np.diff(v)) if len(v) > 1 else 1.0)
     return [float(v.min() - h), float(v.max() + h)]
 
 
