@@ -90,14 +90,18 @@ if data.d > 2:
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def _decision_view(result_key, selected, features, _data, _result, _weights):
+def _decision_view(result_key, selected, features, columns, _data, _result, _weights):
     """Shared by every session: the chosen fits depend only on the result and the point."""
-    return explore.decision_view(_data, _result, _weights, columns=explore.decision_columns(_result),
+    return explore.decision_view(_data, _result, _weights, columns=list(columns),
                                  selected=selected, features=features, fits=ui.fits_cache(result_key))
 
 
+curves = st.multiselect("Decision curves of the fits chosen by", cols_all,
+                        default=explore.decision_columns(result), format_func=explore.label,
+                        key=f"tun_curves_{SS.result_key}")
 with st.spinner("Fitting the chosen SVMs …"):
-    view = _decision_view(SS.result_key, sel, features, data, result, weights_for(SS.applied, data.y))
+    view = _decision_view(SS.result_key, sel, features, tuple(curves), data, result,
+                          weights_for(SS.applied, data.y))
 dfig = plots.decision_figure(view)
 st.plotly_chart(dfig, key=f"decision_{SS.result_key}", config={"displayModeBar": False}, theme=None)
 if view.caption:
