@@ -104,6 +104,8 @@ def add_criterion_contour(fig: go.Figure, result, column: str, *, row=None, col=
     # transparent grid-point overlay: hover shows every criterion, a click selects (λ, σ)
     t = result.table
     hover = hover if hover is not None else hover_texts(result)
+    tag = f"<br>{name} = "
+    hover = [h.replace(tag, f"<br><b>{name}</b> = ", 1) for h in hover]   # this panel's line in bold
     fig.add_trace(go.Scatter(
         x=t["log2_nlambda"], y=t["log2_sigma"], mode="markers", name=f"{name} grid",
         marker=dict(size=14, color="rgba(0,0,0,0)", line=dict(width=0)),
