@@ -100,8 +100,22 @@ def clean(settings: dict) -> dict:
     for k in ("cost_a", "cost_b", "test_frac"):
         s[k] = float(s[k])
     s["rho"] = int(float(s["rho"]))
+    # the sidebar widgets' bounds: a hand-edited link must not put a widget out of range
+    clamp = lambda v, lo, hi: min(max(v, lo), hi)  # noqa: E731
+    s["n"], s["n_max"] = clamp(s["n"], 20, 2000), clamp(s["n_max"], 30, 5000)
+    s["seed"], s["folds"] = clamp(s["seed"], 0, 10_000), clamp(s["folds"], 2, 20)
+    s["cost_a"], s["cost_b"] = clamp(s["cost_a"], 0.01, 100.0), clamp(s["cost_b"], 0.01, 100.0)
+    s["test_frac"] = clamp(s["test_frac"], 0.0, 0.5)
+    s["rho"] = 1 if s["rho"] == 1 else 2
+    if s["source"] == "simulation" and s["dataset"] not in SIMULATIONS:
+        s["dataset"] = DEFAULTS["dataset"]
+    if s["source"] == "bundled" and s["dataset"] not in list_bundled():
+        names = list_bundled()
+        s.update(source="bundled", dataset=names[0]) if names else s.update(source="simulation",
+                                                                            dataset=DEFAULTS["dataset"])
     s["solver"] = s["solver"] if s["solver"] in SOLVERS else "auto"
-    s["prior_a"] = None if s["prior_a"] in (None, "", "None", "sample") else float(s["prior_a"])
+    s["prior_a"] = None if s["prior_a"] in (None, "", "None", "sample") else \
+        min(max(float(s["prior_a"]), 0.01), 0.99)
     if isinstance(s["criteria"], str):
         s["criteria"] = [c for c in s["criteria"].split(",") if c]
     s["criteria"] = [c for c in s["criteria"] if c in ALL_CRITERIA]

@@ -160,6 +160,17 @@ def test_link_reproduces_view_and_selection():
     assert any("Clicked grid point" in m.value for m in at.markdown)
 
 
+def test_hostile_link_is_clamped_not_crashing():
+    at = new_app({**TINY, "n": "99999", "folds": "1", "prior_a": "7", "cost_a": "-3", "rho": "5",
+                  "dataset": "nope", "criteria": "gacv,bogus", "feat": "9,x"})
+    at.query_params["n"] = "60"          # keep the sweep tiny; the other values stay hostile
+    at.run()
+    no_exception(at)
+    applied = at.session_state["applied"]
+    assert applied["folds"] == 2 and applied["prior_a"] == 0.99 and applied["cost_a"] == 0.01
+    assert applied["criteria"] == ["gacv"]
+
+
 def test_query_round_trip_and_bad_links():
     s = S.clean({**S.DEFAULTS, "cost_b": 2, "prior_a": 0.1, "criteria": ["gacv", "cv"]})
     q = S.to_query(s, selected=(-3.0, 0.5), features=(1, 2))
@@ -168,6 +179,7 @@ def test_query_round_trip_and_bad_links():
     assert S.from_query({"lam": "oops"})[0] is None           # malformed link: defaults
     assert S.from_query({"n": "abc"})[0] is None
     assert S.from_query({})[0] is None
+    assert S.clean({"n": 10 ** 6, "prior_a": 1.5})["n"] == 2000
 
 
 def test_disk_cache_round_trip(tmp_path, monkeypatch):
