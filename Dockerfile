@@ -29,7 +29,7 @@ COPY app.py ./
 COPY .streamlit/ .streamlit/
 
 # precompute the default view into the (read-only) disk cache: the first visitor does not wait
-RUN python -m svmapp.warm
+RUN python -m svmapp.warm || echo "warm-up skipped: the first visitor computes the default view"
 
 USER app
 
