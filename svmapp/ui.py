@@ -278,10 +278,11 @@ def _weights_caption() -> None:
         st.latex(r"\small L(-1)=\frac{C_A\,\pi_B}{\pi_B^s}")
         return
     w = res[0].settings["weights"]
-    st.latex(r"\small L(+1)=\tfrac{C_B\,\pi_A}{\pi_A^s}=\tfrac{%g\cdot %.3g}{%.3g}=\mathbf{%.3g}" %
-             (w["cost_b"], w["prior_a"], w["sample_prior_a"], w["L_pos"]))
-    st.latex(r"\small L(-1)=\tfrac{C_A\,\pi_B}{\pi_B^s}=\tfrac{%g\cdot %.3g}{%.3g}=\mathbf{%.3g}" %
-             (w["cost_a"], 1 - w["prior_a"], 1 - w["sample_prior_a"], w["L_neg"]))
+    st.latex(r"\small\begin{aligned}L(+1)&=\frac{C_B\,\pi_A}{\pi_A^s}\\&=\frac{%g\cdot %.3g}{%.3g}"
+             r"=\mathbf{%.3g}\end{aligned}" % (w["cost_b"], w["prior_a"], w["sample_prior_a"], w["L_pos"]))
+    st.latex(r"\small\begin{aligned}L(-1)&=\frac{C_A\,\pi_B}{\pi_B^s}\\&=\frac{%g\cdot %.3g}{%.3g}"
+             r"=\mathbf{%.3g}\end{aligned}" % (w["cost_a"], 1 - w["prior_a"], 1 - w["sample_prior_a"],
+                                               w["L_neg"]))
     st.caption(f"Sample proportions π_A^s = {w['sample_prior_a']:.3f}, π_B^s = "
                f"{1 - w['sample_prior_a']:.3f}; Bayes threshold on p_s: "
                f"{w['L_neg'] / (w['L_neg'] + w['L_pos']):.3g} (values of the last run; they update "
