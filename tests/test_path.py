@@ -35,6 +35,14 @@ def _dataset(name):
         X, y = _wahba(50, 15)
         X = np.vstack([X, X[:12], X[5:9]])          # exact copies, some twice
         y = np.r_[y, y[:12], y[5:9]]
+    elif name == "mirrored":                         # B = −A: events come in simultaneous pairs
+        rng = np.random.default_rng(16)
+        xa = rng.normal(size=(30, 2)) + 0.7
+        X, y = np.vstack([xa, -xa]), np.r_[np.ones(30), -np.ones(30)]
+    elif name == "grid":                             # lattice points: many exact distance ties
+        g = np.arange(8.0)
+        X = np.array([(a, b) for a in g for b in g]) / 3.0
+        y = np.where(X[:, 0] + 0.37 * X[:, 1] + 0.1 * np.sin(7 * X[:, 1]) > 1.6, 1.0, -1.0)
     else:
         raise KeyError(name)
     upper = np.where(y > 0, 0.5, 1.5) if name == "weighted" else np.ones(len(y))
@@ -65,6 +73,7 @@ def _compare(K, y, upper, lams, **kw):
 
 CASES = [(d, k) for d in ("separable", "overlapping", "unbalanced", "weighted", "duplicates")
          for k in ("gauss0.5", "gauss2", "gauss8", "linear")]
+CASES += [(d, k) for d in ("mirrored", "grid") for k in ("gauss1", "linear")]
 
 
 @pytest.mark.parametrize("data,kernel", CASES)
