@@ -45,6 +45,7 @@ import numpy as np
 from ._common import BOUND_RTOL, DualSolution, intercept_from_bounds, kkt_residual
 
 _R, _L, _E, _P = 0, 1, 2, 3          # status codes: right (α=0), left (α=L), elbow, parked
+_SGN = np.array([-1.0, 1.0, 0.0, 0.0])   # direction in which a non-elbow point meets the margin
 
 
 class PathError(RuntimeError):
@@ -157,9 +158,10 @@ class _Path:
         except np.linalg.LinAlgError:
             self.Binv[:m + 1, :m + 1] = np.linalg.pinv(A)
 
-    def solve_elbow(self, rhs, refine=3):
+    def solve_elbow(self, rhs, refine=3, rtol=1e-15):
         """Solve the bordered elbow system backward-stably: the maintained inverse plus iterative
-        refinement; LU (then least squares) when refinement does not reach rounding level."""
+        refinement (to a relative residual ``rtol``); LU (then least squares) when refinement
+        does not reach it."""
         m = self.m
         B = self.Binv[:m + 1, :m + 1]
         A = self.A[:m + 1, :m + 1]
@@ -167,11 +169,22 @@ class _Path:
         scale = np.abs(rhs).max() + self.kscale * np.abs(x[1:]).max(initial=0.0)
         for _ in range(refine):
             r = rhs - A @ x
-            if np.abs(r).max() <= 1e-15 * scale:
+            if np.abs(r).max() <= rtol * scale:
                 return x
             x = x + B @ r
         r = rhs - A @ x
         if np.abs(r).max() <= 1e-13 * scale:
+            return x
+        # the maintained inverse has drifted: rebuild it, then solve afresh with refinement
+        self.refactor()
+        B = self.Binv[:m + 1, :m + 1]
+        x = B @ rhs
+        for _ in range(refine):
+            r = rhs - A @ x
+            if np.abs(r).max() <= 1e-15 * scale:
+                return x
+            x = x + B @ r
+        if np.abs(rhs - A @ x).max() <= 1e-13 * scale:
             return x
         try:
             x = np.linalg.solve(A, rhs)
@@ -299,7 +312,7 @@ class _Path:
         rhs = np.empty(m + 1)
         rhs[0] = 0.0
         rhs[1:] = self.y[self.E]
-        x = self.solve_elbow(rhs)
+        x = self.solve_elbow(rhs, rtol=1e-12)       # a direction: the state is corrected anyway
         dh = x[1:] @ self.KE[:m] + x[0]
         return x[0], x[1:], dh
 
@@ -321,7 +334,7 @@ def _start(K, y, upper, lam, kkt_tol):
     from .qp import solve_cvxopt
 
     try:
-        sol = solve_libsvm(K, y, upper, lam, tol=1e-9)
+        sol = solve_libsvm(K, y, upper, lam, tol=1e-5)    # finish_dual makes it exact
         if sol.polished and sol.kkt_residual <= kkt_tol:
             return sol, False
     except Exception:                                            # noqa: BLE001
@@ -454,11 +467,12 @@ def _solve_path(K, y, upper, lams, kkt_tol, fallback, start, max_events, dep_tol
                 yE = y[P.E]
                 gap = y * P.h - s                     # y f − 1, times s
                 rho = 1.0 - y * dh                    # d gap / dt, t = s_k − s
-                st = P.status
-                sgn = np.where(st == _L, 1.0, np.where(st == _R, -1.0, 0.0))
+                sgn = _SGN[P.status]                  # +1 left, −1 right, 0 elbow/parked
                 cand = sgn * rho > 1e-11
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    tm = np.where(cand, np.maximum(-gap / rho, 0.0), np.inf)
+                tm = np.full(n, np.inf)
+                np.divide(gap, rho, out=tm, where=cand)
+                np.negative(tm, out=tm, where=cand)
+                np.maximum(tm, 0.0, out=tm)
                 v = -yE * dbeta                       # dα_E/dt
                 aE = P.alpha[P.E]
                 uE = upper[P.E]
