@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._common import BOUND_RTOL, DualSolution, intercept_from_bounds, kkt_residual
+from ._common import BOUND_RTOL, DualSolution, finish_dual, intercept_from_bounds, kkt_residual
 
 _R, _L, _E, _P = 0, 1, 2, 3          # status codes: right (α=0), left (α=L), elbow, parked
 _SGN = np.array([-1.0, 1.0, 0.0, 0.0])   # direction in which a non-elbow point meets the margin
@@ -305,6 +305,47 @@ class _Path:
         return DualSolution(float(lam), alpha, float(b), f, "path", self.n_events, res, True,
                             {"kkt_floor": floor})
 
+    def repair_at(self, s_req, lam, tol, res0, rounds=20):
+        """Move the state to s_req and correct its partition there (active-set rounds): elbow α
+        outside [0, L] go to that bound, bound points violating KKT enter the elbow. Returns the
+        solution when its KKT residual reaches max(tol, floor) (and beats ``res0``), else None;
+        the state then stays at s_req either way (it is still on the path's partition)."""
+        y, upper = self.y, self.upper
+        self.s = float(s_req)
+        self.exact_state()
+        for _ in range(rounds):
+            sol = self.solution_at(self.s, lam, tol)
+            thr = max(tol, sol.info["kkt_floor"])
+            if sol.kkt_residual <= thr:
+                if sol.kkt_residual < res0:
+                    self.alpha = sol.alpha.copy()
+                    self.alpha0 = sol.b * self.s
+                    self.exact_state()
+                    return sol
+                return None
+            yf = y * sol.f
+            changed = False
+            if self.m > 0:
+                aE = y[self.E] * (sol.alpha[self.E] * y[self.E])
+                bad = np.flatnonzero((aE < 0) | (aE > upper[self.E]))
+                for j in sorted(bad.tolist(), reverse=True):
+                    p = self.E[j]
+                    hi = aE[j] > upper[p]
+                    self.alpha[p] = upper[p] if hi else 0.0
+                    self.status[p] = _L if hi else _R
+                    self.remove(j)
+                    changed = True
+            if not changed:
+                st = self.status
+                viol = np.flatnonzero(((st == _R) & (yf < 1 - thr)) | ((st == _L) & (yf > 1 + thr)))
+                for p in viol[np.argsort(-np.abs(yf[viol] - 1))][:max(1, self.m // 4 + 1)]:
+                    changed |= self.try_add(p)
+            if not changed:
+                return None
+            self.refactor()
+            self.exact_state()
+        return None
+
     # ------------------------------------------------------------------ one segment
     def direction(self):
         """d(α_0, β_E)/ds and dh/ds on the current segment."""
@@ -426,6 +467,7 @@ def _solve_path(K, y, upper, lams, kkt_tol, fallback, start, max_events, dep_tol
 
     out = [None] * lams.size
     fallbacks = 0
+    repairs = 0
 
     def _reference(k):
         nonlocal fallbacks
@@ -435,12 +477,25 @@ def _solve_path(K, y, upper, lams, kkt_tol, fallback, start, max_events, dep_tol
         except Exception:                                         # noqa: BLE001
             return None
 
-    def _restart(k, ref, reason="KKT"):
-        """Record cvxopt's answer at the k-th λ and restart the path from it."""
+    def _repair(k, sol):
+        nonlocal repairs
+        try:
+            fin = finish_dual(K, y, upper, float(lams[order[k]]), sol.alpha, sol.b, "path")
+        except Exception:                                         # noqa: BLE001
+            return None
+        if fin.kkt_residual <= max(kkt_tol, sol.info["kkt_floor"]) and \
+                fin.kkt_residual < sol.kkt_residual:
+            repairs += 1
+            return fin
+        return None
+
+    def _restart(k, ref, reason="KKT", kind="cvxopt"):
+        """Record a replacement answer at the k-th λ and restart the path from it."""
         nonlocal zero_steps
         out[order[k]] = DualSolution(float(lams[order[k]]), ref.alpha, ref.b, ref.f, "path",
                                      total_events, ref.kkt_residual, ref.polished,
-                                     {"fallback": True, "start": start_kind, "error": reason})
+                                     {"fallback": kind == "cvxopt", "repaired": kind == "repaired",
+                                      "start": start_kind, "error": reason})
         Pn = _Path(K, y, upper, dep_tol=dep_tol)
         Pn.set_solution(s_req[k], ref.alpha, ref.b)
         zero_steps = 0
@@ -496,6 +551,22 @@ def _solve_path(K, y, upper, lams, kkt_tol, fallback, start, max_events, dep_tol
                 ok = (sol.kkt_residual <= max(kkt_tol, sol.info["kkt_floor"])
                       and np.all(np.isfinite(sol.f)))
                 if not ok and fallback:
+                    # cheap repair first: the exact finish (active-set correction) on the path's
+                    # own answer; cvxopt only when that does not reach the tolerance
+                    fin = P.repair_at(s_req[k], lams[order[k]], kkt_tol, sol.kkt_residual)
+                    if fin is not None:                 # the path continues from there
+                        repairs += 1
+                        fin.info.update(fallback=False, repaired=True, start=start_kind)
+                        out[order[k]] = fin
+                        k += 1
+                        restarted = True
+                        break
+                    fin = _repair(k, sol)
+                    if fin is not None:
+                        P = _restart(k, fin, "repaired by finish_dual", kind="repaired")
+                        k += 1
+                        restarted = True
+                        break
                     ref = _reference(k)
                     if ref is not None and not ref.kkt_residual >= sol.kkt_residual:
                         P = _restart(k, ref)
@@ -589,6 +660,8 @@ def _solve_path(K, y, upper, lams, kkt_tol, fallback, start, max_events, dep_tol
             P = _restart(k, ref, reason)
             k += 1
     for sol in out:
+        sol.info.setdefault("repaired", False)
+        sol.info["repairs"] = repairs
         sol.info["fallbacks"] = fallbacks
         sol.info["events"] = total_events
     return out
