@@ -124,6 +124,12 @@ def bench_size(n, weights, args):
         path_sols[sigma] = sols
         fb += sols[0].info["fallbacks"]
 
+    if args.path_only:
+        return {"n": n, "weights": weights, "columns": len(sigmas),
+                "path_all": sum(path_t.values()), "fallbacks": fb,
+                "repairs": sum(path_sols[s][0].info.get("repairs", 0) for s in sigmas),
+                "slowest": max(path_t.values())}
+
     # ---- cvxopt on the columns that fit the budget (spread over σ)
     cvx_t, cvx_sols = {}, {}
     cvx_idx = set(spread(list(range(len(lams))), args.cvx_lams or len(lams)))
@@ -198,6 +204,7 @@ def main(argv=None):
     ap.add_argument("--cvx-lams", type=int, default=0,
                     help="cvxopt on this many λ per column (spread); its column time is then "
                          "extrapolated to 26 λ and marked ~ (default: all)")
+    ap.add_argument("--path-only", action="store_true", help="time the path solver only")
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",") if s]
@@ -207,6 +214,15 @@ def main(argv=None):
     solve_path(Kw, yw, np.ones(40), [1e-3, 1e-5])
     solve_cvxopt(Kw, yw, np.ones(40), 1e-3)
     rows = []
+    if args.path_only:
+        print(f"{'n':>5} {'L':>3} {'path s':>8} {'slowest col':>11} {'fallbacks':>9} {'repairs':>7}")
+        for n in sizes:
+            for w in args.weights.split(","):
+                r = bench_size(n, w, args)
+                rows.append(r)
+                print(f"{n:>5} {w:>3} {r['path_all']:>8.2f} {r['slowest']:>11.2f} "
+                      f"{r['fallbacks']:>9} {r['repairs']:>7}", flush=True)
+        return rows
     hdr = (f"{'n':>5} {'L':>3} {'path(13)':>9} {'fb':>3} | {'cvx cols':>8} {'cvx s':>8} {'path s':>7} "
            f"{'ratio':>7} | {'lib cols':>8} {'lib s':>8} {'path s':>7} {'ratio':>7} | "
            f"{'dGACV':>8} {'dXA':>8} {'dBRXA':>8} {'df':>8}")
