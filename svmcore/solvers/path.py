@@ -86,7 +86,7 @@ class _Path:
         A[:m1, :m1] = self.A[:m1, :m1]
         self.KE, self.Binv, self.A = KE, B, A
 
-    def try_add(self, p) -> bool:
+    def try_add(self, p, dep_tol=None) -> bool:
         """Add point p to the elbow unless its row is dependent on the elbow's (Schur test)."""
         m = self.m
         kpp = self.K[p, p]
@@ -105,7 +105,7 @@ class _Path:
             if not c > 1e-6 * self.kscale:          # small: recompute it backward-stably
                 w = self.solve_elbow(u)
                 c = kpp - u @ w
-                if not c > self.dep_tol * self.kscale:
+                if not c > (self.dep_tol if dep_tol is None else dep_tol) * self.kscale:
                     return False
             self._grow()
             B, A = self.Binv, self.A
@@ -313,8 +313,11 @@ class _Path:
         y, upper = self.y, self.upper
         self.s = float(s_req)
         self.exact_state()
+        first = None
         for _ in range(rounds):
             sol = self.solution_at(self.s, lam, tol)
+            if first is None:
+                first = sol
             thr = max(tol, sol.info["kkt_floor"])
             if sol.kkt_residual <= thr:
                 if sol.kkt_residual < res0:
@@ -322,7 +325,7 @@ class _Path:
                     self.alpha0 = sol.b * self.s
                     self.exact_state()
                     return sol
-                return None
+                break
             yf = y * sol.f
             changed = False
             if self.m > 0:
@@ -337,13 +340,20 @@ class _Path:
                     changed = True
             if not changed:
                 st = self.status
-                viol = np.flatnonzero(((st == _R) & (yf < 1 - thr)) | ((st == _L) & (yf > 1 + thr)))
+                a = self.alpha
+                at0 = (st == _R) | ((st == _P) & (a <= 0))
+                atL = (st == _L) | ((st == _P) & (a >= upper))
+                mid = (st == _P) & ~at0 & ~atL
+                viol = np.flatnonzero((at0 & (yf < 1 - thr)) | (atL & (yf > 1 + thr)) |
+                                      (mid & (np.abs(yf - 1) > thr)))
                 for p in viol[np.argsort(-np.abs(yf[viol] - 1))][:max(1, self.m // 4 + 1)]:
-                    changed |= self.try_add(p)
+                    changed |= self.try_add(p, dep_tol=1e-15)
             if not changed:
-                return None
+                break
             self.refactor()
             self.exact_state()
+        # failed: back to the state the path had at s_req
+        self.set_solution(self.s, first.alpha, first.b)
         return None
 
     # ------------------------------------------------------------------ one segment
