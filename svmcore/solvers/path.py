@@ -29,8 +29,11 @@ Degenerate cases:
 
 At every requested λ the state is recomputed from the current partition (elbow system solved with
 iterative refinement) and f = K c + b evaluated as ``decision_values`` does; its KKT residual is
-checked. Above max(``kkt_tol``, rounding floor) the λ is solved with cvxopt (``fallback``); when
-cvxopt's residual is smaller its answer is kept and the path restarts from it. The rounding floor
+checked. Above max(``kkt_tol``, rounding floor) — and with ``fallback`` — the answer is repaired,
+cheapest first: (1) LU-refined solves of the same elbow system; (2) active-set rounds on the path's
+own state at that λ (the path then continues from the repaired state; ``info["repaired"]``);
+(3) ``finish_dual`` on the path's answer; (4) ``solve_cvxopt`` (``info["fallback"]``), kept when its
+residual is smaller, and the path restarts from it. The rounding floor
 4·eps·max_i(|K||c| + |b|)_i is the accuracy to which f itself can be evaluated at that λ: at
 λ ≈ 2^-25/n with points at the bound, no solver in this parameterization does better.
 
