@@ -73,6 +73,7 @@ class _Path:
         self.m = 0
         self.n_updates = 0
         self.n_events = 0
+        self.stale = False                              # the maintained inverse needs a rebuild
 
     # ------------------------------------------------------------------ elbow inverse
     def _grow(self):
@@ -89,7 +90,7 @@ class _Path:
         A[:m1, :m1] = self.A[:m1, :m1]
         self.KE, self.Binv, self.A = KE, B, A
 
-    def try_add(self, p, dep_tol=None) -> bool:
+    def try_add(self, p, dep_tol=None, careful=True) -> bool:
         """Add point p to the elbow unless its row is dependent on the elbow's (Schur test)."""
         m = self.m
         kpp = self.K[p, p]
@@ -106,7 +107,13 @@ class _Path:
             w = self.Binv[:m + 1, :m + 1] @ u
             c = kpp - u @ w
             if not c > 1e-6 * self.kscale:          # small: recompute it backward-stably
-                w = self.solve_elbow(u)
+                if not careful:
+                    return False
+                if self.stale:
+                    self.refactor()
+                w = self.solve_elbow(u, rtol=1e-13, rescue=False)
+                if self.stale or not np.all(np.isfinite(w)):
+                    return False
                 c = kpp - u @ w
                 if not c > (self.dep_tol if dep_tol is None else dep_tol) * self.kscale:
                     return False
@@ -153,6 +160,7 @@ class _Path:
         """Rebuild the inverse of the bordered elbow matrix (removes accumulated drift)."""
         m = self.m
         self.n_updates = 0
+        self.stale = False
         if m == 0:
             return
         A = self.A[:m + 1, :m + 1]
@@ -161,7 +169,7 @@ class _Path:
         except np.linalg.LinAlgError:
             self.Binv[:m + 1, :m + 1] = np.linalg.pinv(A)
 
-    def solve_elbow(self, rhs, refine=3, rtol=1e-15):
+    def solve_elbow(self, rhs, refine=3, rtol=1e-15, rescue=True):
         """Solve the bordered elbow system backward-stably: the maintained inverse plus iterative
         refinement (to a relative residual ``rtol``); LU (then least squares) when refinement
         does not reach it."""
@@ -177,6 +185,9 @@ class _Path:
             x = x + B @ r
         r = rhs - A @ x
         if np.abs(r).max() <= 1e-13 * scale:
+            return x
+        if not rescue:
+            self.stale = True
             return x
         # the maintained inverse has drifted: rebuild it, then solve afresh with refinement
         self.refactor()
@@ -647,7 +658,7 @@ def _solve_path(K, y, upper, lams, kkt_tol, fallback, start, max_events, dep_tol
                     P.status[p] = _P
             P.n_events += 1
             total_events += 1
-            if P.n_updates >= max(P.refactor_every, P.m):
+            if P.stale or P.n_updates >= max(P.refactor_every, P.m):
                 P.refactor()
                 P.exact_state()
             elif total_events % 8 == 0:
