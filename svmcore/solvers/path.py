@@ -112,7 +112,12 @@ class _Path:
                 if self.stale:
                     self.refactor()
                 w = self.solve_elbow(u, rtol=1e-13, rescue=False)
-                if self.stale or not np.all(np.isfinite(w)):
+                if self.stale:           # ill-conditioned even after a rebuild: LU, once
+                    try:
+                        w = np.linalg.solve(self.A[:m + 1, :m + 1], u)
+                    except np.linalg.LinAlgError:
+                        return False
+                if not np.all(np.isfinite(w)):
                     return False
                 c = kpp - u @ w
                 if not c > (self.dep_tol if dep_tol is None else dep_tol) * self.kscale:
