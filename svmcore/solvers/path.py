@@ -213,6 +213,16 @@ class _Path:
             pass
         return np.linalg.lstsq(A, rhs, rcond=None)[0]
 
+    def elbow_rhs(self, s, beta):
+        """Right-hand side of the elbow system at s = 2nλ: [−Σ_{j∉E} β_j ; s y_E − K_{E,·} β_{∉E}]."""
+        E, m = self.E, self.m
+        bF = beta.copy()
+        bF[E] = 0.0
+        rhs = np.empty(m + 1)
+        rhs[0] = -bF.sum()
+        rhs[1:] = s * self.y[E] - self.KE[:m] @ bF
+        return rhs
+
     # ------------------------------------------------------------------ state
     def set_solution(self, s, alpha, b):
         """Take an exact solution at s = 2nλ: partition, elbow inverse, exact α_E, h."""
@@ -242,11 +252,7 @@ class _Path:
         beta = y * self.alpha
         if m > 0:
             E = self.E
-            bF = beta.copy()
-            bF[E] = 0.0
-            rhs = np.empty(m + 1)
-            rhs[0] = -bF.sum()
-            rhs[1:] = s * y[E] - self.KE[:m] @ bF
+            rhs = self.elbow_rhs(s, beta)
             x = self.solve_elbow(rhs)
             self.alpha0 = float(x[0])
             beta[E] = x[1:]
@@ -284,12 +290,7 @@ class _Path:
             cands = [(None, intercept_from_bounds(g / s, y, self.alpha, self.upper))]
             rhs = A = None
         else:
-            E = self.E
-            bF = beta.copy()
-            bF[E] = 0.0
-            rhs = np.empty(m + 1)
-            rhs[0] = -bF.sum()
-            rhs[1:] = s * y[E] - self.KE[:m] @ bF
+            rhs = self.elbow_rhs(s, beta)
             A = self.A[:m + 1, :m + 1]
             cands = [(self.solve_elbow(rhs), None)]
         best = None
