@@ -141,8 +141,7 @@ class SweepResult:
     def inefficiencies(self) -> dict:
         """Each criterion's inefficiency against MISCLASS (BRMISCLASS when nonstandard)."""
         w = self.settings.get("weights")
-        tgt = "misclass" if w is None or (np.isclose(w["L_pos"], 1) and np.isclose(w["L_neg"], 1)) \
-            else "brmisclass"
+        tgt = target_for(None if w is None else ClassWeights(w["L_pos"], w["L_neg"]))
         if tgt not in self.table.columns:
             return {}
         return {c: inefficiency(self.table, c, tgt)
