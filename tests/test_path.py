@@ -134,3 +134,64 @@ def test_single_lambda_and_order():
     assert [s.lam for s in sols] == list(lams)
     one = solve_path(K, y, upper, [lams[1]])[0]
     np.testing.assert_allclose(one.f, sols[1].f, rtol=0, atol=1e-8)
+
+
+@pytest.mark.parametrize("kind", ["explicit", "schur"])
+def test_maintained_elbow_inverse_matches_direct_solve(kind):
+    """Random enter/leave sequences: the maintained inverse of [[0, 1'], [1, K_EE]] (rank-one
+    updates, or block-LU with a Schur complement) solves the system like numpy's LU does."""
+    from svmcore.solvers import path as P
+
+    rng = np.random.default_rng(3 if kind == "schur" else 4)
+    X = rng.normal(size=(120, 2))
+    K = gaussian_gram(X, sigma=0.2)                 # cond(K) ≤ 3e5: LU is accurate to ~1e-11
+    y = np.where(rng.random(120) < 0.5, 1.0, -1.0)
+    st = P._Path(K, y, np.ones(120))
+    st.SCHUR_FROM = 0 if kind == "schur" else 10 ** 9
+    st.status = np.zeros(120, dtype=np.int8)
+    for p in rng.permutation(120)[:40]:
+        assert st.try_add(int(p))
+    st.refactor()
+    worst = 0.0
+    for step in range(150):
+        out = np.setdiff1d(np.arange(120), st.E)
+        if rng.random() < 0.5 and st.m > 5:
+            st.remove(int(rng.integers(st.m)))
+        else:
+            st.try_add(int(rng.choice(out)))
+        if st.needs_refactor() and step % 3:        # also solve with k beyond kmax
+            st.refactor()
+        m = st.m
+        A = np.zeros((m + 1, m + 1))
+        A[0, 1:] = A[1:, 0] = 1.0
+        A[1:, 1:] = K[np.ix_(st.E, st.E)]
+        np.testing.assert_array_equal(st.A[:m + 1, :m + 1], A)
+        rhs = rng.normal(size=m + 1)
+        x = st.solve_elbow(rhs, check=False)
+        ref = np.linalg.solve(A, rhs)
+        worst = max(worst, np.max(np.abs(x - ref)) / np.max(np.abs(ref)))
+    assert isinstance(st.F, P._SchurInverse if kind == "schur" else P._ExplicitInverse)
+    assert worst <= 1e-8, worst
+
+
+@pytest.mark.parametrize("data", ["overlapping", "duplicates", "weighted"])
+def test_schur_updates_give_the_same_path(monkeypatch, data):
+    """The block-LU elbow inverse (used for large elbows) gives cvxopt's answers, and the same
+    answers as the explicit inverse down to nλ = 2^-24 (where the objective, ~1e-7, is below
+    what f's rounding lets cvxopt resolve to 1e-6)."""
+    from svmcore.solvers import path as P
+
+    X, y, upper = _dataset(data)
+    n = len(y)
+    K = gaussian_gram(X, sigma=0.5)
+    lams = 2.0 ** np.array([-19.7, -13.1, -6.7, -1.2]) / n
+    deep = 2.0 ** np.array([-24.0, -22.3, -19.7, -13.1]) / n
+    explicit = solve_path(K, y, upper, deep)
+    monkeypatch.setattr(P._Path, "SCHUR_FROM", 0)
+    sols, worst_f, worst_obj = _compare(K, y, upper, lams)
+    assert worst_f <= RTOL and worst_obj <= RTOL, (worst_f, worst_obj)
+    assert all(not s.info["fallback"] for s in sols)
+    for a, b in zip(solve_path(K, y, upper, deep), explicit):
+        scale = np.max(np.abs(b.f))
+        assert np.max(np.abs(a.f - b.f)) <= 1e-9 * scale
+        assert _objective(K, y, upper, a) == pytest.approx(_objective(K, y, upper, b), rel=1e-8)
