@@ -195,3 +195,32 @@ def test_schur_updates_give_the_same_path(monkeypatch, data):
         scale = np.max(np.abs(b.f))
         assert np.max(np.abs(a.f - b.f)) <= 1e-9 * scale
         assert _objective(K, y, upper, a) == pytest.approx(_objective(K, y, upper, b), rel=1e-8)
+
+
+def test_failed_kkt_check_is_repaired_on_a_working_set(monkeypatch):
+    """When the path's answer at a requested λ fails the KKT check and the cheap repairs do not
+    help, a working-set QP (not a full cvxopt solve) repairs it; the answers still equal cvxopt's."""
+    from svmcore.solvers import path as P
+
+    X, y, upper = _dataset("weighted")
+    n = len(y)
+    K = gaussian_gram(X, sigma=4.0)
+    lams = 2.0 ** np.array([-3.5, -9.2, -16.8]) / n
+    spoiled = {float(lams[1])}
+    original = P._Path.solution_at
+
+    def spoil(self, s_req, lam, tol=0.0):
+        sol = original(self, s_req, lam, tol)
+        if float(lam) in spoiled:                  # move two free points to their bounds
+            free = np.flatnonzero((sol.alpha > 0) & (sol.alpha < upper))
+            sol.alpha[free[:2]] = upper[free[:2]]
+            sol.kkt_residual = 1.0
+        return sol
+
+    monkeypatch.setattr(P._Path, "solution_at", spoil)
+    monkeypatch.setattr(P._Path, "repair_at", lambda self, *a, **k: None)
+    monkeypatch.setattr(P, "finish_dual", lambda *a, **k: (_ for _ in ()).throw(RuntimeError))
+    sols, worst_f, worst_obj = _compare(K, y, upper, lams)
+    assert worst_f <= RTOL and worst_obj <= RTOL, (worst_f, worst_obj)
+    assert sols[1].info["repaired"] and not sols[1].info["fallback"]
+    assert sols[0].info["working_set_repairs"] == 1 and sols[0].info["fallbacks"] == 0

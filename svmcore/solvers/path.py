@@ -12,8 +12,9 @@ While the sets do not change, the elbow equations ``α_0 + K_EE β_E = s y_E −
 is h on every point (HRTZ 2004 §3, eq. 19–22). The path is followed downwards in s from an exact
 solution at the largest requested λ; the next breakpoint is the first s at which an elbow α reaches
 0 or L(y_i) or a left/right point reaches y f = 1 (HRTZ §3.2). The inverse of the bordered elbow
-matrix ``[[0, 1'], [1, K_EE]]`` is updated in O(|E|²) when a point enters or leaves and rebuilt from
-scratch from time to time.
+matrix ``[[0, 1'], [1, K_EE]]`` is maintained as points enter and leave — explicitly with rank-one
+updates for small elbows, as a fixed base inverse plus a Schur complement of the changes (block LU)
+for large ones — and rebuilt from scratch from time to time.
 
 Degenerate cases:
 
@@ -32,8 +33,11 @@ iterative refinement) and f = K c + b evaluated as ``decision_values`` does; its
 checked. Above max(``kkt_tol``, rounding floor) — and with ``fallback`` — the answer is repaired,
 cheapest first: (1) LU-refined solves of the same elbow system; (2) active-set rounds on the path's
 own state at that λ (the path then continues from the repaired state; ``info["repaired"]``);
-(3) ``finish_dual`` on the path's answer; (4) ``solve_cvxopt`` (``info["fallback"]``), kept when its
-residual is smaller, and the path restarts from it. The rounding floor
+(3) ``finish_dual`` on the path's answer; (4) a working-set QP from the path's answer
+(``solve_working_set``: cvxopt on the free points, the violators and the points nearest the
+margin, certified by the KKT check on all points; ``info["working_set_repairs"]``); (5)
+``solve_cvxopt`` on the whole problem (``info["fallback"]``), kept when its residual is smaller.
+The path restarts from a repaired answer. The rounding floor
 4·eps·max_i(|K||c| + |b|)_i is the accuracy to which f itself can be evaluated at that λ: at
 λ ≈ 2^-25/n with points at the bound, no solver in this parameterization does better.
 
@@ -46,6 +50,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._common import BOUND_RTOL, DualSolution, finish_dual, intercept_from_bounds, kkt_residual
+from .working_set import solve_working_set
 
 _R, _L, _E, _P = 0, 1, 2, 3          # status codes: right (α=0), left (α=L), elbow, parked
 _SGN = np.array([-1.0, 1.0, 0.0, 0.0])   # direction in which a non-elbow point meets the margin
@@ -85,8 +90,11 @@ class _ExplicitInverse:
         c = kpp - u @ w
         return float(c), (w, c)
 
-    def commit_add(self, data):
-        w, c = data
+    def commit_add(self, data, w=None, c=None):
+        """Border the inverse with the point prepared by ``prepare_add`` (or with a more accurate
+        w = A⁻¹u and pivot c from the caller)."""
+        if w is None:
+            w, c = data
         M = self.M
         if M + 1 > self.B.shape[0]:
             B = np.zeros((2 * M, 2 * M))
@@ -209,9 +217,15 @@ class _SchurInverse:
         c = spp - t @ np.linalg.solve(self.S, t) if t.size else spp
         return float(c), (p, v, w, t, spp)
 
-    def commit_add(self, data):
-        """Append a point prepared by ``prepare_add`` at the end of the elbow order."""
-        p, v, w, t, spp = data
+    def commit_add(self, data, w=None, c=None):
+        """Append a point prepared by ``prepare_add`` at the end of the elbow order. With ``c`` (a
+        backward-stable Schur complement from the caller) the new diagonal entry of S is set so
+        that S's last pivot equals c instead of the cancellation-prone spp − t'S⁻¹t."""
+        p, v, w, t, spp = data           # (a caller's w, in elbow order, is not used here)
+        if c is not None and t.size:
+            spp = c + t @ np.linalg.solve(self.S, t)
+        elif c is not None:
+            spp = c
         kN = len(self.N)
         self.VN = self._room(self.VN, kN)
         self.WN = self._room(self.WN, kN)
@@ -351,8 +365,12 @@ class _Path:
         c = kpp - u @ w
         if not c > (self.dep_tol if dep_tol is None else dep_tol) * self.kscale:
             return False
+        if self.stale:
+            self._append(p)
+            self.refactor()
+            return True
+        self.F.commit_add(data, w=w, c=c)   # with the backward-stable pivot
         self._append(p)
-        self.refactor()                  # a nearly dependent point: rebuild from the matrix
         return True
 
     def remove(self, j):
@@ -603,7 +621,7 @@ class _Path:
         rhs[1:] = self.y[self.E]
         # a direction: the state is corrected anyway; the residual check (one more product with
         # the elbow matrix) only where it is cheap
-        x = self.solve_elbow(rhs, rtol=1e-12, check=m <= 256)
+        x = self.solve_elbow(rhs, rtol=1e-12)
         dh = x[1:] @ self.KE[:m] + x[0]
         return x[0], x[1:], dh
 
@@ -718,6 +736,7 @@ def _solve_path(K, y, upper, lams, kkt_tol, fallback, start, max_events, dep_tol
     out = [None] * lams.size
     fallbacks = 0
     repairs = 0
+    ws_repairs = 0
 
     def _reference(k):
         nonlocal fallbacks
@@ -739,12 +758,26 @@ def _solve_path(K, y, upper, lams, kkt_tol, fallback, start, max_events, dep_tol
             return fin
         return None
 
+    def _working_set(k, sol):
+        """Working-set cvxopt from the path's near-solution (svmcore.solvers.working_set)."""
+        nonlocal ws_repairs
+        try:
+            ws = solve_working_set(K, y, upper, float(lams[order[k]]), sol.alpha, sol.b,
+                                   tol=kkt_tol, blas_threads=None)
+        except Exception:                                         # noqa: BLE001
+            return None
+        if ws is not None and ws.kkt_residual < sol.kkt_residual:
+            ws_repairs += 1
+            return ws
+        return None
+
     def _restart(k, ref, reason="KKT", kind="cvxopt"):
         """Record a replacement answer at the k-th λ and restart the path from it."""
         nonlocal zero_steps
         out[order[k]] = DualSolution(float(lams[order[k]]), ref.alpha, ref.b, ref.f, "path",
                                      total_events, ref.kkt_residual, ref.polished,
-                                     {"fallback": kind == "cvxopt", "repaired": kind == "repaired",
+                                     {"fallback": kind == "cvxopt",
+                                      "repaired": kind in ("repaired", "working_set"),
                                       "start": start_kind, "error": reason})
         Pn = _Path(K, y, upper, dep_tol=dep_tol)
         Pn.set_solution(s_req[k], ref.alpha, ref.b)
@@ -814,6 +847,12 @@ def _solve_path(K, y, upper, lams, kkt_tol, fallback, start, max_events, dep_tol
                     fin = _repair(k, sol)
                     if fin is not None:
                         P = _restart(k, fin, "repaired by finish_dual", kind="repaired")
+                        k += 1
+                        restarted = True
+                        break
+                    fin = _working_set(k, sol)
+                    if fin is not None:
+                        P = _restart(k, fin, "repaired by a working-set QP", kind="working_set")
                         k += 1
                         restarted = True
                         break
@@ -904,6 +943,17 @@ def _solve_path(K, y, upper, lams, kkt_tol, fallback, start, max_events, dep_tol
                     sol.info.update(fallback=False, start=start_kind, error=reason)
                     out[order[kk]] = sol
                 break
+            ref = None
+            try:                          # the path's own answer there, repaired on a working set
+                near = P.solution_at(s_req[k], lams[order[k]])
+                if np.all(np.isfinite(near.alpha)) and np.isfinite(near.b):
+                    ref = _working_set(k, near)
+            except Exception:                                     # noqa: BLE001
+                ref = None
+            if ref is not None:
+                P = _restart(k, ref, reason + "; repaired by a working-set QP", kind="working_set")
+                k += 1
+                continue
             ref = _reference(k)
             if ref is None:
                 raise PathError(f"path failed ({reason}) and cvxopt failed at lambda={lams[order[k]]:g}")
@@ -912,6 +962,7 @@ def _solve_path(K, y, upper, lams, kkt_tol, fallback, start, max_events, dep_tol
     for sol in out:
         sol.info.setdefault("repaired", False)
         sol.info["repairs"] = repairs
+        sol.info["working_set_repairs"] = ws_repairs
         sol.info["fallbacks"] = fallbacks
         sol.info["events"] = total_events
     return out

@@ -1,0 +1,274 @@
+"""Exact repair of a near-solution of the SVM dual by a working-set method (SPEC §2).
+
+A regularization-path solver can end up at some λ with an answer (α, b) that is almost exact but
+whose KKT residual (``kkt_residual``) is a little too large — typically at very small λ with a
+Gaussian kernel of large σ, where K is numerically low-rank and only a few points are free. Solving
+the whole dual again with cvxopt costs O(n³) per interior-point iteration; here only a working set
+W (the free points, the KKT violators and the bound points nearest the margin) is optimized, with
+every α outside W fixed:
+
+    min ½ β_W' K_WW β_W / s + β_W' K_WF β_F / s − e'α_W   s.t. 0 ≤ α_W ≤ L_W,  y_W'α_W = −y_F'α_F,
+
+β = D_y α, s = 2nλ. The answer is finished exactly on all n points (``finish_dual``) and accepted
+when its KKT residual on all points is ≤ max(tol, rounding floor of f); otherwise the new violators
+join W and the sub-problem is solved again. The result is therefore certified by the full KKT check;
+``None`` means the repair did not get there (the caller then solves the full problem).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ._common import BOUND_RTOL, DualSolution, decision_values, finish_dual, snap_to_bounds
+
+#: cvxopt options of the sub-problem. No gap tolerance: at tiny λ the objective (in v = α/m) is
+#: ~1e13 after a large move, and a relative gap of 1e-11 still leaves y f wrong by ~0.1; the
+#: iterations run until the gap is lost in rounding (cvxopt then reports "optimal", relgap ≤ 0) or
+#: ``maxiters`` ("unknown", last iterate). The sub-problem is small: an iteration costs O(|W|³).
+_OPTIONS = {"show_progress": False, "abstol": 1e-300, "reltol": 0.0, "feastol": 1e-11,
+            "maxiters": 60}
+
+
+def _violations(yf, alpha, upper, rtol: float = BOUND_RTOL) -> np.ndarray:
+    """Per-point KKT violation with the rules of ``kkt_residual`` (α = 0: y f ≥ 1, α = L: y f ≤ 1,
+    free: y f = 1)."""
+    at0 = alpha <= rtol * upper
+    atL = alpha >= (1.0 - rtol) * upper
+    return np.where(at0, np.maximum(0.0, 1.0 - yf),
+                    np.where(atL, np.maximum(0.0, yf - 1.0), np.abs(yf - 1.0)))
+
+
+def _best_intercept(g, y, alpha, upper, rtol: float = BOUND_RTOL) -> float:
+    """The b that minimizes the largest KKT violation of the points for fixed g = K D_y α / s.
+
+    Each point bounds b from one side (a bound point) or both (a free point); the largest violation
+    max(0, max lo − b, b − min hi) is smallest at the midpoint of [min hi, max lo] when these cross,
+    and anywhere in [max lo, min hi] (midpoint taken) otherwise.
+    """
+    at0 = alpha <= rtol * upper
+    atL = alpha >= (1.0 - rtol) * upper
+    need_ge = ~atL          # y (g + b) ≥ 1 : α = 0 or free
+    need_le = ~at0          # y (g + b) ≤ 1 : α = L or free
+    pos = y > 0
+    lo_parts = np.r_[(1.0 - g)[need_ge & pos], (-1.0 - g)[need_le & ~pos]]
+    hi_parts = np.r_[(-1.0 - g)[need_ge & ~pos], (1.0 - g)[need_le & pos]]
+    lo = lo_parts.max() if lo_parts.size else -np.inf
+    hi = hi_parts.min() if hi_parts.size else np.inf
+    if np.isfinite(lo) and np.isfinite(hi):
+        return float(0.5 * (lo + hi))
+    if np.isfinite(lo):
+        return float(lo)
+    if np.isfinite(hi):
+        return float(hi)
+    return 0.0
+
+
+def _rounding_floor(K, y, alpha, lam, b) -> float:
+    """4·eps·max_i(|K||c| + |b|)_i, c = y α / (2nλ): the accuracy to which f = K c + b can be
+    evaluated (as in ``path._Path.solution_at``)."""
+    c = y * alpha / (2.0 * len(y) * lam)
+    return 4.0 * np.finfo(float).eps * float(np.max(np.abs(K) @ np.abs(c) + abs(b)))
+
+
+def _select(viol, margin, free, member, k_viol, min_size, tol):
+    """Grow the working set ``member`` (bool mask, modified copy returned): the free points, the
+    ``k_viol`` largest violators (> tol) outside it, then the bound points nearest the margin until
+    it holds at least ``min_size`` points."""
+    W = member | free
+    out = np.flatnonzero(~W & (viol > tol))
+    if out.size:
+        if out.size > k_viol:
+            out = out[np.argpartition(-viol[out], k_viol - 1)[:k_viol]]
+        W[out] = True
+    short = min_size - int(W.sum())
+    if short > 0:
+        rest = np.flatnonzero(~W)
+        if rest.size > short:
+            rest = rest[np.argpartition(margin[rest], short - 1)[:short]]
+        W[rest] = True
+    return W
+
+
+def _make_feasible(W, y, upper, alpha, margin):
+    """Add points to W until the equality y_W'α_W = −y_F'α_F is reachable inside the box of W."""
+    while not W.all():
+        target = -float(y[~W] @ alpha[~W])
+        lo = -float(upper[W & (y < 0)].sum())
+        hi = float(upper[W & (y > 0)].sum())
+        if lo <= target <= hi:
+            break
+        # more room is needed on the side of the target: a y = +1 point j (above hi) or y = −1
+        # point (below lo) joining W widens the range by L_j and moves the target by α_j, a net
+        # gain of L_j − α_j: take points with α_j < L_j, nearest the margin first
+        want = (y > 0) if target > hi else (y < 0)
+        cand = np.flatnonzero(~W & want & (alpha < upper))
+        if cand.size == 0:
+            cand = np.flatnonzero(~W & want)
+        if cand.size == 0:
+            cand = np.flatnonzero(~W)
+        k = min(cand.size, max(1, int(W.sum())))
+        W[cand[np.argsort(margin[cand], kind="stable")[:k]]] = True
+    return W
+
+
+def _solve_sub(K, y, upper, lam, alpha, Widx, options):
+    """cvxopt on the dual restricted to W (α outside W fixed), in the v = α/m scale of ``qp.py``.
+
+    The variable is the change δ = (α_W − α_W⁰)/m from the current α⁰, so the problem solved is
+
+        min ½ δ' D K_WW D δ + (s/m)(y_W g_W − 1)'δ   s.t. −α_W⁰/m ≤ δ ≤ (L_W − α_W⁰)/m,
+                                                          y_W'δ = −y'α⁰/m,
+
+    g = K D_y α⁰ / s on W: the restricted dual of the module docstring times s/m², up to a
+    constant. Written in α_W itself the linear term would hold K_WF β_F / s, which at tiny λ is
+    huge and cancels almost exactly against K_WW β_W / s; cvxopt's relative stopping tests
+    (gap / |objective|, dual residual / ‖q‖) would then stop far from the solution. In δ the
+    linear term is the full gradient on W (O(1)) and the objective is the decrease itself.
+
+    Returns (α with α_W replaced, b, status) or None when cvxopt fails outright.
+    """
+    from cvxopt import matrix, solvers
+
+    n = len(y)
+    s = 2.0 * n * lam
+    m = min(1.0, s)
+    yW, uW, aW = y[Widx], upper[Widx], alpha[Widx]
+    gW = K[Widx] @ (y * alpha) / s
+    w = Widx.size
+    P = matrix(np.outer(yW, yW) * K[np.ix_(Widx, Widx)])
+    q = matrix((s / m) * (yW * gW - 1.0))
+    G = matrix(np.vstack([-np.eye(w), np.eye(w)]))
+    h = matrix(np.r_[aW / m, (uW - aW) / m])
+    A = matrix(yW.reshape(1, -1))
+    rhs = matrix(-float(y @ alpha) / m)
+    try:
+        sol = solvers.qp(P, q, G, h, A, rhs, options=options)
+    except (ValueError, ArithmeticError):
+        return None
+    if sol["x"] is None:
+        return None
+    new = alpha.copy()
+    new[Widx] = np.clip(aW + np.asarray(sol["x"]).ravel() * m, 0.0, uW)
+    # stationarity on a free point of W: (D K D δ)_i + (s/m)(y_i g_i − 1) + y_i ν = 0, i.e.
+    # y_i (g_i' + ν m / s) = 1 with g' the new K D_y α / s: b = ν m / s (cvxopt's Lagrangian is
+    # ½x'Px + q'x + ν'(Ax − b) + z'(Gx − h)), as in qp.py
+    b = float(np.asarray(sol["y"]).ravel()[0]) * m / s
+    return new, b, sol["status"]
+
+
+def solve_working_set(K, y, upper, lam, alpha, b, *, tol: float = 1e-8, max_rounds: int = 20,
+                      min_size: int = 50, max_size: int = 500, blas_threads: int | None = 1,
+                      **options) -> DualSolution | None:
+    """Repair a near-solution (α, b) of the weighted SVM dual by a working-set method (SPEC §2).
+
+    Each round optimizes the dual over a working set W with cvxopt (everything outside W fixed at
+    its current α), finishes the answer exactly on all n points with ``finish_dual`` and checks its
+    KKT residual on all points. W starts as the free points, the KKT violators (largest first) and
+    the bound points with |y f − 1| smallest, at least ``min_size`` points; each round adds the new
+    violators (twice as many as the previous round at most) until the residual is ≤ max(tol, floor),
+    floor = 4·eps·max_i(|K||c| + |b|)_i (c = y α / (2nλ)), the rounding level of f.
+
+    Parameters
+    ----------
+    K : (n, n) array
+        Gram matrix.
+    y : (n,) array of ±1
+    upper : (n,) array
+        L(y_i) > 0.
+    lam : float
+        λ > 0.
+    alpha, b : (n,) array, float
+        The starting point (need not be feasible; a point far from the solution only costs rounds).
+    tol : float
+        KKT residual wanted.
+    max_rounds : int
+        Number of sub-problems solved before giving up.
+    min_size : int
+        Smallest working set.
+    max_size : int
+        Largest working set: a sub-problem costs O(|W|³) per interior-point iteration, so beyond
+        this size (large free sets, e.g. small σ) the repair gives up (``None``) at once.
+    blas_threads : int or None
+        BLAS threads during the repair (its systems are small: on a busy machine one thread is
+        more than ten times faster than several); None leaves the setting alone.
+    **options
+        Passed to ``cvxopt.solvers.qp`` (override ``_OPTIONS``).
+
+    Returns
+    -------
+    DualSolution or None
+        Solver "working_set", ``n_iter`` = rounds, ``info`` = {"rounds", "size" (final |W|),
+        "status" (cvxopt's, last sub-problem; usually "unknown": it runs to ``maxiters`` or to the
+        rounding level, see ``_OPTIONS``), "kkt_floor"}; ``None`` when the residual did not reach
+        max(tol, floor) within ``max_rounds`` (solve the full problem).
+    """
+    if blas_threads is None:
+        return _solve_working_set(K, y, upper, lam, alpha, b, tol, max_rounds, min_size, max_size,
+                                  options)
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=int(blas_threads), user_api="blas"):
+        return _solve_working_set(K, y, upper, lam, alpha, b, tol, max_rounds, min_size, max_size,
+                                  options)
+
+
+def _solve_working_set(K, y, upper, lam, alpha, b, tol, max_rounds, min_size, max_size, options):
+    K = np.asarray(K, float)
+    y = np.asarray(y, float)
+    upper = np.asarray(upper, float)
+    n = len(y)
+    s = 2.0 * n * lam
+    opts = dict(_OPTIONS, **options)
+    min_size = min(int(min_size), n)
+
+    alpha = snap_to_bounds(alpha, upper)
+    g = K @ (y * alpha) / s
+    # judge the start with the b that suits its α best (a shifted b would make every point a
+    # "violator"); the caller's b is kept when it is better
+    b_star = _best_intercept(g, y, alpha, upper)
+    b0 = float(b) if np.isfinite(b) else b_star
+    if np.max(_violations(y * (g + b_star), alpha, upper)) < np.max(_violations(y * (g + b0), alpha,
+                                                                                   upper)):
+        b0 = b_star
+    f = g + b0
+    W = np.zeros(n, bool)
+    free = (alpha > 0) & (alpha < upper)
+    k_viol = max(min_size, int(free.sum()))
+    for r in range(1, max_rounds + 1):
+        yf = y * f
+        viol = _violations(yf, alpha, upper)
+        margin = np.abs(yf - 1.0)
+        before = int(W.sum())
+        W = _select(viol, margin, free, W, k_viol, min_size, tol)
+        if r > 1 and int(W.sum()) == before:
+            # no new violator outside W (the last sub-problem was not accurate enough on its
+            # own): grow W by the bound points nearest the margin instead
+            W = _select(viol, margin, free, W, k_viol, min(n, before + k_viol), tol)
+        W = _make_feasible(W, y, upper, alpha, margin)
+        Widx = np.flatnonzero(W)
+        if Widx.size > max_size:
+            return None
+        sub = _solve_sub(K, y, upper, lam, alpha, Widx, opts)
+        if sub is None:
+            k_viol *= 2
+            if W.all():
+                return None
+            # grow W by the points nearest the margin and try again
+            W = _select(viol, margin, free, W, k_viol, min(n, int(W.sum()) + k_viol), tol)
+            continue
+        a_new, b_new, status = sub
+        info = {"rounds": r, "size": int(Widx.size), "status": status}
+        sol = finish_dual(K, y, upper, lam, a_new, b_new, "working_set", tol=tol, info=info)
+        floor = _rounding_floor(K, y, sol.alpha, lam, sol.b)
+        sol.info["kkt_floor"] = floor
+        if sol.kkt_residual <= max(tol, floor):
+            sol.n_iter = r
+            return sol
+        if W.all():
+            return None          # the whole problem was solved and it is still not good enough
+        # continue from the finished answer (``finish_dual`` keeps the sub-problem's own answer
+        # when its correction rounds did not improve on it)
+        alpha = snap_to_bounds(sol.alpha, upper)
+        f = decision_values(K, y, alpha, lam, sol.b)
+        free = (alpha > 0) & (alpha < upper)
+        k_viol *= 2
+    return None

@@ -1,0 +1,109 @@
+"""Working-set repair of a near-solution vs full cvxopt (SPEC §2)."""
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+import pytest
+
+from svmcore.datasets.simulations import make_wahba2d
+from svmcore.kernels import gaussian_gram
+from svmcore.solvers._common import decision_values, kkt_residual
+from svmcore.solvers.qp import solve_cvxopt
+from svmcore.solvers.working_set import solve_working_set
+
+N = 300
+DATA = make_wahba2d(N, seed=3)
+WEIGHTS = {"standard": (1.0, 1.0), "weighted": (0.5, 1.5)}
+
+
+def _objective(K, y, upper, sol):
+    """(1/n) Σ L(y_i)(1 − y_i f_i)_+ + λ c'Kc, c = y α / (2nλ) (as in test_path.py)."""
+    n = len(y)
+    c = y * sol.alpha / (2 * n * sol.lam)
+    return float(np.mean(upper * np.maximum(0.0, 1.0 - y * sol.f)) + sol.lam * c @ K @ c)
+
+
+@lru_cache(maxsize=None)
+def _gram(sigma):
+    return gaussian_gram(DATA.X, sigma=sigma)
+
+
+@lru_cache(maxsize=None)
+def _problem(sigma, l2, weights):
+    y = DATA.y
+    upper = np.where(y > 0, *WEIGHTS[weights])
+    lam = 2.0 ** l2 / N
+    K = _gram(sigma)
+    return K, y, upper, lam, solve_cvxopt(K, y, upper, lam)
+
+
+def _perturb(alpha, b, upper, seed, k=5):
+    """Move k free points to a bound, k bound points inside, and shift b."""
+    rng = np.random.default_rng(seed)
+    a = alpha.copy()
+    free = np.flatnonzero((a > 0) & (a < upper))
+    bound = np.flatnonzero((a == 0) | (a == upper))
+    i = rng.choice(free, min(k, free.size), replace=False)
+    a[i] = np.where(rng.random(i.size) < 0.5, 0.0, upper[i])
+    j = rng.choice(bound, min(k, bound.size), replace=False)
+    a[j] = upper[j] * rng.uniform(0.2, 0.8, j.size)
+    return a, b + 0.1 * max(1.0, abs(b))
+
+
+def _assert_matches(K, y, upper, sol, ref):
+    assert sol.solver == "working_set"
+    assert np.all(sol.alpha >= 0) and np.all(sol.alpha <= upper)
+    assert abs(y @ sol.alpha) <= 1e-9 * upper.sum()
+    # the answer is certified by the full KKT check on all points
+    f = decision_values(K, y, sol.alpha, sol.lam, sol.b)
+    assert kkt_residual(y, f, sol.alpha, upper) == pytest.approx(sol.kkt_residual, abs=1e-12)
+    assert sol.kkt_residual <= max(1e-8, sol.info["kkt_floor"])
+    free = (sol.alpha > 1e-9 * upper) & (sol.alpha < upper * (1 - 1e-9))
+    if free.any():
+        df = np.abs(sol.f - ref.f)
+    else:       # b is any point of an interval (midpoint convention): compare f − b
+        df = np.abs((sol.f - sol.b) - (ref.f - ref.b))
+    assert np.max(df) <= 1e-6 * max(1.0, np.max(np.abs(ref.f)))
+    o_w, o_r = _objective(K, y, upper, sol), _objective(K, y, upper, ref)
+    assert o_w == pytest.approx(o_r, rel=1e-6)
+
+
+@pytest.mark.parametrize("weights", ["standard", "weighted"])
+@pytest.mark.parametrize("l2", [-20, -5])
+@pytest.mark.parametrize("sigma", [4.0, 0.5])
+def test_repairs_a_perturbed_solution(sigma, l2, weights):
+    K, y, upper, lam, ref = _problem(sigma, l2, weights)
+    assert ref.kkt_residual <= 1e-6        # the reference itself is (nearly) exact
+    for seed in range(2):
+        a0, b0 = _perturb(ref.alpha, ref.b, upper, seed)
+        assert kkt_residual(y, decision_values(K, y, a0, lam, b0), a0, upper) > 1e-3
+        sol = solve_working_set(K, y, upper, lam, a0, b0)
+        assert sol is not None, f"no repair (seed {seed})"
+        assert sol.info["size"] < N        # a real working set, not the whole problem
+        assert sol.info["rounds"] == sol.n_iter >= 1
+        _assert_matches(K, y, upper, sol, ref)
+
+
+def test_exact_start_takes_one_round():
+    K, y, upper, lam, ref = _problem(4.0, -5, "standard")
+    sol = solve_working_set(K, y, upper, lam, ref.alpha, ref.b)
+    assert sol is not None and sol.info["rounds"] == 1
+    _assert_matches(K, y, upper, sol, ref)
+
+
+@pytest.mark.parametrize("sigma,l2,weights", [(0.5, -5, "weighted"), (4.0, -20, "standard")])
+def test_garbage_start_gives_none_or_a_correct_answer(sigma, l2, weights):
+    K, y, upper, lam, ref = _problem(sigma, l2, weights)
+    for max_rounds in (2, 20):
+        sol = solve_working_set(K, y, upper, lam, np.zeros(N), 0.0, max_rounds=max_rounds)
+        if sol is not None:
+            _assert_matches(K, y, upper, sol, ref)
+
+
+def test_gives_up_at_once_beyond_max_size():
+    """A working set larger than max_size is not attempted (its QP would cost O(|W|³) per step)."""
+    K, y, upper, lam, ref = _problem(0.5, -5, "standard")
+    a0, b0 = _perturb(ref.alpha, ref.b, upper, 0)
+    assert solve_working_set(K, y, upper, lam, a0, b0, max_size=10) is None
+    assert solve_working_set(K, y, upper, lam, a0, b0, max_size=N) is not None
