@@ -97,6 +97,24 @@ def run_libsvm(X, y, upper, sigmas, lams, budget):
     return done, t_total
 
 
+def _path_column(X, y, upper, sigma, lams):
+    """One σ column as the sweep computes it in a worker: Gram matrix, then the path."""
+    K = gaussian_gram(X, sigma=sigma)
+    return solve_path(K, y, upper, lams)[0].info["fallbacks"]
+
+
+def path_parallel(X, y, upper, sigmas, lams, n_jobs):
+    """Wall time of the whole grid with the σ columns spread over ``n_jobs`` workers (joblib, as
+    ``svmcore.sweep`` does it; workers started and warmed before the clock starts)."""
+    from joblib import Parallel, delayed
+
+    with Parallel(n_jobs=n_jobs) as par:
+        par(delayed(_path_column)(X[:40], y[:40], upper[:40], 1.0, lams[-2:]) for _ in range(n_jobs))
+        t = time.perf_counter()
+        par(delayed(_path_column)(X, y, upper, s, lams) for s in sigmas)   # small σ (slow) first
+        return time.perf_counter() - t
+
+
 def spread(values, k):
     """k values spread over the list (ends included)."""
     if k >= len(values):
@@ -124,10 +142,13 @@ def bench_size(n, weights, args):
         path_sols[sigma] = sols
         fb += sols[0].info["fallbacks"]
 
+    par_t = path_parallel(X, y, upper, sigmas, lams, args.jobs) if args.jobs > 1 else float("nan")
+
     if args.path_only:
         return {"n": n, "weights": weights, "columns": len(sigmas),
-                "path_all": sum(path_t.values()), "fallbacks": fb,
-                "repairs": sum(path_sols[s][0].info.get("repairs", 0) for s in sigmas),
+                "path_all": sum(path_t.values()), "fallbacks": fb, "path_par": par_t,
+                "repairs": sum(path_sols[s][0].info.get("repairs", 0)
+                               + path_sols[s][0].info.get("working_set_repairs", 0) for s in sigmas),
                 "slowest": max(path_t.values())}
 
     # ---- cvxopt on the columns that fit the budget (spread over σ)
@@ -170,7 +191,7 @@ def bench_size(n, weights, args):
 
     res = {
         "n": n, "weights": weights, "columns": len(sigmas),
-        "path_all": sum(path_t.values()), "fallbacks": fb,
+        "path_all": sum(path_t.values()), "fallbacks": fb, "path_par": par_t,
         "cvx_cols": len(cvx_t), "cvx": sum(cvx_t.values()),
         "path_on_cvx": sum(path_t[s] for s in cvx_t),
         "lib_cols": len(lib_cols), "lib": lib_t,
@@ -206,6 +227,9 @@ def main(argv=None):
                          "extrapolated to 26 λ and marked ~ (default: all)")
     ap.add_argument("--path-only", action="store_true", help="time the path solver only")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--jobs", type=int, default=2,
+                    help="also time the whole path grid with σ columns on this many workers "
+                         "(as the sweep runs it); 1 = skip")
     args = ap.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",") if s]
     # warm-up: imports (sklearn for the LIBSVM start, cvxopt) outside the timings
@@ -215,15 +239,16 @@ def main(argv=None):
     solve_cvxopt(Kw, yw, np.ones(40), 1e-3)
     rows = []
     if args.path_only:
-        print(f"{'n':>5} {'L':>3} {'path s':>8} {'slowest col':>11} {'fallbacks':>9} {'repairs':>7}")
+        print(f"{'n':>5} {'L':>3} {'path s':>8} {'wall ∥':>7} {'slowest col':>11} {'fallbacks':>9} "
+              f"{'repairs':>7}")
         for n in sizes:
             for w in args.weights.split(","):
                 r = bench_size(n, w, args)
                 rows.append(r)
-                print(f"{n:>5} {w:>3} {r['path_all']:>8.2f} {r['slowest']:>11.2f} "
+                print(f"{n:>5} {w:>3} {r['path_all']:>8.2f} {r['path_par']:>7.2f} {r['slowest']:>11.2f} "
                       f"{r['fallbacks']:>9} {r['repairs']:>7}", flush=True)
         return rows
-    hdr = (f"{'n':>5} {'L':>3} {'path(13)':>9} {'fb':>3} | {'cvx cols':>8} {'cvx s':>8} {'path s':>7} "
+    hdr = (f"{'n':>5} {'L':>3} {'path(13)':>9} {'wall ∥':>7} {'fb':>3} | {'cvx cols':>8} {'cvx s':>8} {'path s':>7} "
            f"{'ratio':>7} | {'lib cols':>8} {'lib s':>8} {'path s':>7} {'ratio':>7} | "
            f"{'dGACV':>8} {'dXA':>8} {'dBRXA':>8} {'df':>8}")
     print(hdr, flush=True)
@@ -234,13 +259,14 @@ def main(argv=None):
             lib_cols = f"{r['lib_cols']}/{r['columns']}" + ("" if r["lib_finished"] else "*")
             ratio_c = r["cvx"] / r["path_on_cvx"] if r["cvx_cols"] else float("nan")
             ratio_l = r["lib"] / r["path_on_lib"] if r["lib_cols"] else float("nan")
-            print(f"{n:>5} {w:>3} {r['path_all']:>9.2f} {r['fallbacks']:>3} | "
+            print(f"{n:>5} {w:>3} {r['path_all']:>9.2f} {r['path_par']:>7.2f} {r['fallbacks']:>3} | "
                   f"{r['cvx_cols']:>3}/{r['columns']:<4}{'~' if r['cvx_est'] else ' '}"
                   f"{r['cvx']:>8.1f} {r['path_on_cvx']:>7.2f} "
                   f"{ratio_c:>7.1f} | {lib_cols:>8} {r['lib']:>8.1f} {r['path_on_lib']:>7.2f} "
                   f"{ratio_l:>7.1f} | {r['dev'][0]:>8.1e} {r['dev'][1]:>8.1e} {r['dev'][2]:>8.1e} "
                   f"{r['dev_f']:>8.1e}", flush=True)
-    print("path(13): path solver on all σ columns (s); fb: cvxopt fallbacks inside the path; "
+    print("path(13): path solver on all σ columns, one after the other (s); wall ∥: the same grid "
+          "with the columns on --jobs workers, as the sweep runs it; fb: cvxopt fallbacks inside the path; "
           "ratios = pointwise time / path time on the same columns; * = LIBSVM did not finish "
           "every column within its budget; ~ = cvxopt column time extrapolated from --cvx-lams λ per "
           "column; d*: largest relative deviation path vs cvxopt (df: of f, sup-norm).")
