@@ -295,7 +295,8 @@ class _Path:
         self.KE = np.empty((cap, n))                    # rows K[E[j], :], grown on demand
         self.A = np.zeros((cap + 1, cap + 1))           # [[0, 1'], [1, K_EE]], elbow order
         self.F = None                                   # inverse of A (None: empty elbow)
-        self.E = np.empty(0, dtype=np.intp)
+        self.E = np.empty(0, dtype=np.intp)          # elbow points (a view of _Ebuf)
+        self._Ebuf = np.empty(cap, dtype=np.intp)
         self.m = 0
         self.n_events = 0
         self.stale = False                              # the maintained inverse needs a rebuild
@@ -327,7 +328,11 @@ class _Path:
         A[m + 1, 1:m + 1] = A[1:m + 1, m + 1] = kp[self.E]
         A[m + 1, m + 1] = kp[p]
         self.KE[m] = kp
-        self.E = np.append(self.E, p)
+        if m == self._Ebuf.size:
+            self._Ebuf = np.r_[self._Ebuf, np.empty(m, dtype=np.intp)]
+        self._Ebuf[:m] = self.E
+        self._Ebuf[m] = p
+        self.E = self._Ebuf[:m + 1]
         self.m = m + 1
         self.status[p] = _E
 
@@ -694,10 +699,13 @@ def solve_path(K, y, upper, lams, *, kkt_tol: float = 1e-8, fallback: bool = Tru
         ``start`` (how the path was started).
     """
     if blas_threads is None:
-        return _solve_path(K, y, upper, lams, kkt_tol, fallback, start, max_events, dep_tol, None)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return _solve_path(K, y, upper, lams, kkt_tol, fallback, start, max_events, dep_tol,
+                               None)
     from threadpoolctl import threadpool_limits
 
-    with threadpool_limits(limits=int(blas_threads), user_api="blas"):
+    with threadpool_limits(limits=int(blas_threads), user_api="blas"), \
+            np.errstate(divide="ignore", invalid="ignore"):
         return _solve_path(K, y, upper, lams, kkt_tol, fallback, start, max_events, dep_tol,
                            threadpool_limits)
 
@@ -806,18 +814,14 @@ def _solve_path(K, y, upper, lams, kkt_tol, fallback, start, max_events, dep_tol
                 gap = y * P.h - s                     # y f − 1, times s
                 rho = 1.0 - y * dh                    # d gap / dt, t = s_k − s
                 sgn = _SGN[P.status]                  # +1 left, −1 right, 0 elbow/parked
-                cand = sgn * rho > 1e-11
-                tm = np.full(n, np.inf)
-                np.divide(gap, rho, out=tm, where=cand)
-                np.negative(tm, out=tm, where=cand)
-                np.maximum(tm, 0.0, out=tm)
+                # (divisions by ~0 are masked out; the caller silenced their warnings)
+                tm = np.where(sgn * rho > 1e-11, np.maximum(-gap / rho, 0.0), np.inf)
                 v = -yE * dbeta                       # dα_E/dt
                 aE = P.alpha[P.E]
                 uE = upper[P.E]
                 vtol = 1e-13 * uE / max(s, 1e-300)
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    te = np.where(v < -vtol, np.maximum(aE / -v, 0.0),
-                                  np.where(v > vtol, np.maximum((uE - aE) / v, 0.0), np.inf))
+                te = np.where(v < -vtol, np.maximum(aE / -v, 0.0),
+                              np.where(v > vtol, np.maximum((uE - aE) / v, 0.0), np.inf))
                 i_m = int(np.argmin(tm)) if tm.size else -1
                 t_m = tm[i_m]
                 j_e = int(np.argmin(te))
