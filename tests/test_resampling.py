@@ -52,3 +52,28 @@ def test_loo_equals_refitting_every_point():
         Fb = np.array([brute(np.delete(X, i, 0), np.delete(y, i), X[i:i + 1], lam, (1, 1), len(y))[0]
                        for i in range(len(y))])   # every point, including α_i = 0
         np.testing.assert_allclose(F[k], Fb, atol=1e-6 * np.abs(Fb).max())
+
+
+def test_loo_at_tiny_lambda_keeps_small_support_vectors():
+    """At nλ = 2^-22 free α are 2nλ·a ≈ 5e-7·a (< 1e-6·L); LOO still equals refitting. Reference:
+    a cvxopt refit without each point (C kept, i.e. λ' = nλ/(n−1)), predicted at that point."""
+    from svmcore.solvers.qp import solve_cvxopt
+
+    d = make_wahba2d(30, seed=4)
+    X, y = d.X, d.y
+    n = len(y)
+    upper = np.ones(n)
+    K = gaussian_gram(X, sigma=0.7)
+    lam = 2.0 ** -22 / n
+    full = solve_lambdas(K, y, upper, [lam], "cvxopt")
+    assert full[0].polished
+    small = (full[0].alpha > 0) & (full[0].alpha < 1e-6)
+    assert small.sum() >= 3                      # the case this test is about
+    F = loo_decision_values(K, y, upper, [lam], full, solver="cvxopt")[0]
+    Fb = np.empty(n)
+    for i in range(n):
+        keep = np.delete(np.arange(n), i)
+        sol = solve_cvxopt(K[np.ix_(keep, keep)], y[keep], upper[keep], n * lam / (n - 1))
+        c = y[keep] * sol.alpha / (2 * n * lam)
+        Fb[i] = K[i, keep] @ c + sol.b
+    np.testing.assert_allclose(F, Fb, atol=1e-6 * np.abs(Fb).max())

@@ -93,3 +93,26 @@ def test_kkt_residual_detects_a_wrong_solution():
     sol = solve_cvxopt(K, y, np.ones(len(y)), 2.0 ** -4 / len(y))
     assert sol.kkt_residual < 1e-8
     assert kkt_residual(y, sol.f + 0.1, sol.alpha, np.ones(len(y))) > 0.05
+
+
+def test_kkt_residual_sees_small_free_alpha_at_tiny_lambda():
+    """Hand-checked case: at nλ = 2^-22 support vectors have α = 2nλ·a < 1e-6·L. Pushing their
+    margins y f to 1 + δ violates KKT by δ; a zero test relative to L alone would read those α as
+    0 (where y f ≥ 1 is allowed) and miss it; relative to L·min(1, 2nλ) it is seen."""
+    from svmcore.solvers._common import zero_scale
+    from svmcore.solvers.path import solve_path
+
+    d = make_wahba2d(30, seed=4)
+    y, n = d.y, len(d.y)
+    upper = np.ones(n)
+    lam = 2.0 ** -22 / n
+    sol = solve_path(gaussian_gram(d.X, sigma=0.7), y, upper, [lam])[0]
+    zs = zero_scale(n, lam)
+    assert zs == 2.0 ** -21
+    small = (sol.alpha > 0) & (sol.alpha < 1e-6)
+    assert small.sum() >= 3
+    assert kkt_residual(y, sol.f, sol.alpha, upper, scale=zs) <= 1e-12
+    delta = 1e-4
+    f_bad = sol.f + delta * y * small
+    assert kkt_residual(y, f_bad, sol.alpha, upper, scale=zs) == pytest.approx(delta, rel=1e-6)
+    assert kkt_residual(y, f_bad, sol.alpha, upper) < 1e-12          # the unscaled test misses it

@@ -40,21 +40,29 @@ def decision_values(K, y, alpha, lam, b) -> np.ndarray:
     return K @ (y * alpha) / (2.0 * n * lam) + b
 
 
-def snap_to_bounds(alpha, upper, rtol: float = BOUND_RTOL) -> np.ndarray:
-    """Set α_i to exactly 0 or L(y_i) when within rtol·L(y_i) of that bound."""
+def zero_scale(n: int, lam: float) -> float:
+    """min(1, 2nλ): the scale of α near 0. Free α are 2nλ·a_i with a_i = O(1) at small λ, so "α = 0"
+    is decided relative to L(y_i)·min(1, 2nλ), not L(y_i) (SPEC §2; the solvers' scaled variable)."""
+    return min(1.0, 2.0 * n * float(lam))
+
+
+def snap_to_bounds(alpha, upper, rtol: float = BOUND_RTOL, scale: float = 1.0) -> np.ndarray:
+    """Set α_i to exactly 0 when ≤ rtol·L(y_i)·scale and to L(y_i) when within rtol·L(y_i) of it
+    (scale: ``zero_scale``)."""
     a = np.clip(np.asarray(alpha, float), 0.0, upper)
-    a = np.where(a <= rtol * upper, 0.0, a)
+    a = np.where(a <= rtol * scale * upper, 0.0, a)
     return np.where(a >= (1.0 - rtol) * upper, upper, a)
 
 
-def kkt_residual(y, f, alpha, upper, rtol: float = BOUND_RTOL) -> float:
+def kkt_residual(y, f, alpha, upper, rtol: float = BOUND_RTOL, scale: float = 1.0) -> float:
     """Largest violation of the KKT conditions of the dual (SPEC §2).
 
     α_i = 0 needs y_i f_i ≥ 1; α_i = L(y_i) needs y_i f_i ≤ 1; 0 < α_i < L(y_i) needs y_i f_i = 1;
-    also y'α = 0 (scaled by Σ L) and 0 ≤ α ≤ L.
+    also y'α = 0 (scaled by Σ L) and 0 ≤ α ≤ L. "α_i = 0" means α_i ≤ rtol·L(y_i)·scale, with
+    scale = ``zero_scale(n, λ)``; the default 1 is only right for 2nλ ≥ 1.
     """
     yf = y * f
-    at0 = alpha <= rtol * upper
+    at0 = alpha <= rtol * scale * upper
     atL = alpha >= (1.0 - rtol) * upper
     free = ~(at0 | atL)
     r = np.zeros_like(yf)
@@ -120,46 +128,60 @@ def finish_dual(K, y, upper, lam, alpha_raw, b_raw, solver: str, n_iter: int = 0
                 tol: float = 1e-8, info: dict | None = None, max_rounds: int = 30) -> DualSolution:
     """Exact solution from the sets the solver found (SPEC §2), corrected until KKT holds.
 
-    Starting from the solver's partition (α snapped to 0 / L within ``BOUND_RTOL``), solve the
-    free-set system; move free points that left [0, L] to the bound they crossed and bound points
-    that violate their KKT condition into the free set; repeat (at most ``max_rounds``). The result
-    is kept when its KKT residual is below the raw answer's (``polished`` says whether it is ≤ ``tol``,
-    i.e. exact); otherwise the solver's raw answer is returned with ``polished=False``.
+    Starting from the solver's partition (α snapped to 0 / L within ``BOUND_RTOL``·``zero_scale``),
+    solve the free-set system; move free points that left [0, L] to the bound they crossed and bound
+    points that violate their KKT condition into the free set; repeat (at most ``max_rounds``). When
+    that does not reach ``tol``, the same correction is started once more from the partition the
+    solver's f indicates (y f within 1e-6·max(1, |f|) of 1: free; below: at L; above: at 0) — at tiny
+    λ an interior-point α of a non-support vector (~1e-12) is not distinguishable from a small free α
+    (2nλ·a), but its margin is. The result is kept when its KKT residual is below the raw answer's
+    (``polished`` says whether it is ≤ ``tol``, i.e. exact); otherwise the solver's raw answer is
+    returned with ``polished=False``.
     """
     n = len(y)
     raw_alpha = np.clip(np.asarray(alpha_raw, float), 0.0, upper)
     raw_f = decision_values(K, y, raw_alpha, lam, b_raw)
-    raw_res = kkt_residual(y, raw_f, raw_alpha, upper)
-    a0 = snap_to_bounds(raw_alpha, upper)
-    at_upper = a0 == upper
-    free = (a0 > 0) & ~at_upper
-    best = None
-    seen = set()
-    for _ in range(max_rounds):
-        alpha, b = solve_on_partition(K, y, upper, lam, at_upper, free)
-        slack = 1e-10 * upper
-        low = free & (alpha < -slack)
-        high = free & (alpha > upper + slack)
-        if low.any() or high.any():
-            free = free & ~low & ~high
-            at_upper = at_upper | high
-            continue
-        alpha = np.clip(alpha, 0.0, upper)
-        f = decision_values(K, y, alpha, lam, b)
-        res = kkt_residual(y, f, alpha, upper)
-        if best is None or res < best[0]:
-            best = (res, alpha, b, f)
-        if res <= tol:
-            break
-        yf = y * f
-        viol0 = (~free & ~at_upper) & (yf < 1.0 - tol)
-        violU = at_upper & (yf > 1.0 + tol)
-        key = (free.tobytes(), at_upper.tobytes())
-        if key in seen or not (viol0.any() or violU.any()):
-            break
-        seen.add(key)
-        free = free | viol0 | violU
-        at_upper = at_upper & ~violU
+    zs = zero_scale(n, lam)
+    raw_res = kkt_residual(y, raw_f, raw_alpha, upper, scale=zs)
+
+    def correct(at_upper, free):
+        best = None
+        seen = set()
+        for _ in range(max_rounds):
+            alpha, b = solve_on_partition(K, y, upper, lam, at_upper, free)
+            slack = 1e-10 * upper
+            low = free & (alpha < -slack)
+            high = free & (alpha > upper + slack)
+            if low.any() or high.any():
+                free = free & ~low & ~high
+                at_upper = at_upper | high
+                continue
+            alpha = np.clip(alpha, 0.0, upper)
+            f = decision_values(K, y, alpha, lam, b)
+            res = kkt_residual(y, f, alpha, upper, scale=zs)
+            if best is None or res < best[0]:
+                best = (res, alpha, b, f)
+            if res <= tol:
+                break
+            yf = y * f
+            viol0 = (~free & ~at_upper) & (yf < 1.0 - tol)
+            violU = at_upper & (yf > 1.0 + tol)
+            key = (free.tobytes(), at_upper.tobytes())
+            if key in seen or not (viol0.any() or violU.any()):
+                break
+            seen.add(key)
+            free = free | viol0 | violU
+            at_upper = at_upper & ~violU
+        return best
+
+    a0 = snap_to_bounds(raw_alpha, upper, scale=zs)
+    best = correct(a0 == upper, (a0 > 0) & (a0 < upper))
+    if best is None or best[0] > tol:
+        yf = y * raw_f
+        band = 1e-6 * max(1.0, float(np.max(np.abs(raw_f))))
+        other = correct(yf < 1.0 - band, np.abs(yf - 1.0) <= band)
+        if other is not None and (best is None or other[0] < best[0]):
+            best = other
     if best is not None and best[0] <= max(tol, raw_res):
         res, alpha, b, f = best
         return DualSolution(lam, alpha, float(b), f, solver, n_iter, res, res <= tol, info or {})

@@ -469,7 +469,7 @@ class _Path:
         """Take an exact solution at s = 2nλ: partition, elbow inverse, exact α_E, h."""
         upper, y = self.upper, self.y
         alpha = np.clip(np.asarray(alpha, float), 0.0, upper)
-        at0 = alpha <= BOUND_RTOL * upper
+        at0 = alpha <= BOUND_RTOL * min(1.0, float(s)) * upper
         atL = alpha >= (1.0 - BOUND_RTOL) * upper
         alpha = np.where(at0, 0.0, np.where(atL, upper, alpha))
         self.alpha = alpha
@@ -545,7 +545,7 @@ class _Path:
             f = self.K @ c + b                                   # as ``decision_values``
             # rounding level of f = K c + b: no solver in this parameterization does better
             floor = 4 * np.finfo(float).eps * float(np.max(np.abs(self.K) @ np.abs(c) + abs(b)))
-            res = kkt_residual(y, f, alpha, self.upper)
+            res = kkt_residual(y, f, alpha, self.upper, scale=min(1.0, s))
             if best is None or res < best[0]:
                 best = (res, alpha, b, f, floor)
             if best[0] <= max(tol, floor) or x is None:
@@ -916,7 +916,7 @@ def _solve_path(K, y, upper, lams, kkt_tol, fallback, start, max_events, dep_tol
                     if P.try_add(p):
                         continue
                     a = P.alpha[p]
-                    if a <= BOUND_RTOL * upper[p]:
+                    if a <= BOUND_RTOL * min(1.0, P.s) * upper[p]:
                         P.alpha[p], P.status[p] = 0.0, _R
                     elif a >= (1 - BOUND_RTOL) * upper[p]:
                         P.alpha[p], P.status[p] = upper[p], _L

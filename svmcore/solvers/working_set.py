@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._common import BOUND_RTOL, DualSolution, decision_values, finish_dual, snap_to_bounds
+from ._common import (BOUND_RTOL, DualSolution, decision_values, finish_dual, snap_to_bounds,
+                      zero_scale)
 
 #: cvxopt options of the sub-problem. No gap tolerance: at tiny λ the objective (in v = α/m) is
 #: ~1e13 after a large move, and a relative gap of 1e-11 still leaves y f wrong by ~0.1; the
@@ -28,23 +29,23 @@ _OPTIONS = {"show_progress": False, "abstol": 1e-300, "reltol": 0.0, "feastol": 
             "maxiters": 60}
 
 
-def _violations(yf, alpha, upper, rtol: float = BOUND_RTOL) -> np.ndarray:
+def _violations(yf, alpha, upper, rtol: float = BOUND_RTOL, scale: float = 1.0) -> np.ndarray:
     """Per-point KKT violation with the rules of ``kkt_residual`` (α = 0: y f ≥ 1, α = L: y f ≤ 1,
     free: y f = 1)."""
-    at0 = alpha <= rtol * upper
+    at0 = alpha <= rtol * scale * upper
     atL = alpha >= (1.0 - rtol) * upper
     return np.where(at0, np.maximum(0.0, 1.0 - yf),
                     np.where(atL, np.maximum(0.0, yf - 1.0), np.abs(yf - 1.0)))
 
 
-def _best_intercept(g, y, alpha, upper, rtol: float = BOUND_RTOL) -> float:
+def _best_intercept(g, y, alpha, upper, rtol: float = BOUND_RTOL, scale: float = 1.0) -> float:
     """The b that minimizes the largest KKT violation of the points for fixed g = K D_y α / s.
 
     Each point bounds b from one side (a bound point) or both (a free point); the largest violation
     max(0, max lo − b, b − min hi) is smallest at the midpoint of [min hi, max lo] when these cross,
     and anywhere in [max lo, min hi] (midpoint taken) otherwise.
     """
-    at0 = alpha <= rtol * upper
+    at0 = alpha <= rtol * scale * upper
     atL = alpha >= (1.0 - rtol) * upper
     need_ge = ~atL          # y (g + b) ≥ 1 : α = 0 or free
     need_le = ~at0          # y (g + b) ≤ 1 : α = L or free
@@ -220,14 +221,15 @@ def _solve_working_set(K, y, upper, lam, alpha, b, tol, max_rounds, min_size, ma
     opts = dict(_OPTIONS, **options)
     min_size = min(int(min_size), n)
 
-    alpha = snap_to_bounds(alpha, upper)
+    zs = zero_scale(n, lam)
+    alpha = snap_to_bounds(alpha, upper, scale=zs)
     g = K @ (y * alpha) / s
     # judge the start with the b that suits its α best (a shifted b would make every point a
     # "violator"); the caller's b is kept when it is better
-    b_star = _best_intercept(g, y, alpha, upper)
+    b_star = _best_intercept(g, y, alpha, upper, scale=zs)
     b0 = float(b) if np.isfinite(b) else b_star
-    if np.max(_violations(y * (g + b_star), alpha, upper)) < np.max(_violations(y * (g + b0), alpha,
-                                                                                   upper)):
+    if np.max(_violations(y * (g + b_star), alpha, upper, scale=zs)) < \
+            np.max(_violations(y * (g + b0), alpha, upper, scale=zs)):
         b0 = b_star
     f = g + b0
     W = np.zeros(n, bool)
@@ -235,7 +237,7 @@ def _solve_working_set(K, y, upper, lam, alpha, b, tol, max_rounds, min_size, ma
     k_viol = max(min_size, int(free.sum()))
     for r in range(1, max_rounds + 1):
         yf = y * f
-        viol = _violations(yf, alpha, upper)
+        viol = _violations(yf, alpha, upper, scale=zs)
         margin = np.abs(yf - 1.0)
         before = int(W.sum())
         W = _select(viol, margin, free, W, k_viol, min_size, tol)
@@ -267,7 +269,7 @@ def _solve_working_set(K, y, upper, lam, alpha, b, tol, max_rounds, min_size, ma
             return None          # the whole problem was solved and it is still not good enough
         # continue from the finished answer (``finish_dual`` keeps the sub-problem's own answer
         # when its correction rounds did not improve on it)
-        alpha = snap_to_bounds(sol.alpha, upper)
+        alpha = snap_to_bounds(sol.alpha, upper, scale=zs)
         f = decision_values(K, y, alpha, lam, sol.b)
         free = (alpha > 0) & (alpha < upper)
         k_viol *= 2
