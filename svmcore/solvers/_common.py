@@ -61,17 +61,19 @@ def kkt_residual(y, f, alpha, upper, rtol: float = BOUND_RTOL, scale: float = 1.
     also y'α = 0 (scaled by Σ L) and 0 ≤ α ≤ L. "α_i = 0" means α_i ≤ rtol·L(y_i)·scale, with
     scale = ``zero_scale(n, λ)``; the default 1 is only right for 2nλ ≥ 1.
     """
-    yf = y * f
-    at0 = alpha <= rtol * scale * upper
-    atL = alpha >= (1.0 - rtol) * upper
-    free = ~(at0 | atL)
-    r = np.zeros_like(yf)
-    r[at0] = np.maximum(0.0, 1.0 - yf[at0])
-    r[atL] = np.maximum(0.0, yf[atL] - 1.0)
-    r[free] = np.abs(yf[free] - 1.0)
+    r = kkt_violations(y * f, alpha, upper, rtol, scale)
     box = max(0.0, float(np.max(-alpha)), float(np.max(alpha - upper)))
     eq = abs(float(y @ alpha)) / float(np.sum(upper))
     return float(max(r.max(initial=0.0), box, eq))
+
+
+def kkt_violations(yf, alpha, upper, rtol: float = BOUND_RTOL, scale: float = 1.0) -> np.ndarray:
+    """Per-point KKT violation, the rules of ``kkt_residual``: α = 0 needs y f ≥ 1, α = L needs
+    y f ≤ 1, a free α needs y f = 1."""
+    at0 = alpha <= rtol * scale * upper
+    atL = alpha >= (1.0 - rtol) * upper
+    return np.where(at0, np.maximum(0.0, 1.0 - yf),
+                    np.where(atL, np.maximum(0.0, yf - 1.0), np.abs(yf - 1.0)))
 
 
 def intercept_from_bounds(g, y, alpha, upper) -> float:
@@ -83,6 +85,12 @@ def intercept_from_bounds(g, y, alpha, upper) -> float:
     at0 = alpha == 0
     lo_parts = np.r_[(1 - g)[at0 & (y > 0)], (-1 - g)[~at0 & (y < 0)]]
     hi_parts = np.r_[(-1 - g)[at0 & (y < 0)], (1 - g)[~at0 & (y > 0)]]
+    return interval_midpoint(lo_parts, hi_parts)
+
+
+def interval_midpoint(lo_parts, hi_parts) -> float:
+    """Midpoint of [max lo_parts, min hi_parts] (of the crossed pair when they cross); the finite
+    end when only one side exists; 0 with none."""
     lo = lo_parts.max() if lo_parts.size else -np.inf
     hi = hi_parts.min() if hi_parts.size else np.inf
     if np.isfinite(lo) and np.isfinite(hi):

@@ -848,15 +848,11 @@ def _solve_path(K, y, upper, lams, kkt_tol, fallback, start, max_events, dep_tol
                         k += 1
                         restarted = True
                         break
-                    fin = _repair(k, sol)
+                    fin, kind, how = _repair(k, sol), "repaired", "finish_dual"
+                    if fin is None:
+                        fin, kind, how = _working_set(k, sol), "working_set", "a working-set QP"
                     if fin is not None:
-                        P = _restart(k, fin, "repaired by finish_dual", kind="repaired")
-                        k += 1
-                        restarted = True
-                        break
-                    fin = _working_set(k, sol)
-                    if fin is not None:
-                        P = _restart(k, fin, "repaired by a working-set QP", kind="working_set")
+                        P = _restart(k, fin, f"repaired by {how}", kind=kind)
                         k += 1
                         restarted = True
                         break

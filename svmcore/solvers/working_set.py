@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._common import (BOUND_RTOL, DualSolution, decision_values, finish_dual, snap_to_bounds,
-                      zero_scale)
+from ._common import (BOUND_RTOL, DualSolution, decision_values, finish_dual, interval_midpoint,
+                      kkt_violations, snap_to_bounds, zero_scale)
 
 #: cvxopt options of the sub-problem. No gap tolerance: at tiny λ the objective (in v = α/m) is
 #: ~1e13 after a large move, and a relative gap of 1e-11 still leaves y f wrong by ~0.1; the
@@ -27,15 +27,6 @@ from ._common import (BOUND_RTOL, DualSolution, decision_values, finish_dual, sn
 #: ``maxiters`` ("unknown", last iterate). The sub-problem is small: an iteration costs O(|W|³).
 _OPTIONS = {"show_progress": False, "abstol": 1e-300, "reltol": 0.0, "feastol": 1e-11,
             "maxiters": 60}
-
-
-def _violations(yf, alpha, upper, rtol: float = BOUND_RTOL, scale: float = 1.0) -> np.ndarray:
-    """Per-point KKT violation with the rules of ``kkt_residual`` (α = 0: y f ≥ 1, α = L: y f ≤ 1,
-    free: y f = 1)."""
-    at0 = alpha <= rtol * scale * upper
-    atL = alpha >= (1.0 - rtol) * upper
-    return np.where(at0, np.maximum(0.0, 1.0 - yf),
-                    np.where(atL, np.maximum(0.0, yf - 1.0), np.abs(yf - 1.0)))
 
 
 def _best_intercept(g, y, alpha, upper, rtol: float = BOUND_RTOL, scale: float = 1.0) -> float:
@@ -52,15 +43,7 @@ def _best_intercept(g, y, alpha, upper, rtol: float = BOUND_RTOL, scale: float =
     pos = y > 0
     lo_parts = np.r_[(1.0 - g)[need_ge & pos], (-1.0 - g)[need_le & ~pos]]
     hi_parts = np.r_[(-1.0 - g)[need_ge & ~pos], (1.0 - g)[need_le & pos]]
-    lo = lo_parts.max() if lo_parts.size else -np.inf
-    hi = hi_parts.min() if hi_parts.size else np.inf
-    if np.isfinite(lo) and np.isfinite(hi):
-        return float(0.5 * (lo + hi))
-    if np.isfinite(lo):
-        return float(lo)
-    if np.isfinite(hi):
-        return float(hi)
-    return 0.0
+    return interval_midpoint(lo_parts, hi_parts)
 
 
 def _rounding_floor(K, y, alpha, lam, b) -> float:
@@ -228,8 +211,8 @@ def _solve_working_set(K, y, upper, lam, alpha, b, tol, max_rounds, min_size, ma
     # "violator"); the caller's b is kept when it is better
     b_star = _best_intercept(g, y, alpha, upper, scale=zs)
     b0 = float(b) if np.isfinite(b) else b_star
-    if np.max(_violations(y * (g + b_star), alpha, upper, scale=zs)) < \
-            np.max(_violations(y * (g + b0), alpha, upper, scale=zs)):
+    if np.max(kkt_violations(y * (g + b_star), alpha, upper, scale=zs)) < \
+            np.max(kkt_violations(y * (g + b0), alpha, upper, scale=zs)):
         b0 = b_star
     f = g + b0
     W = np.zeros(n, bool)
@@ -237,7 +220,7 @@ def _solve_working_set(K, y, upper, lam, alpha, b, tol, max_rounds, min_size, ma
     k_viol = max(min_size, int(free.sum()))
     for r in range(1, max_rounds + 1):
         yf = y * f
-        viol = _violations(yf, alpha, upper, scale=zs)
+        viol = kkt_violations(yf, alpha, upper, scale=zs)
         margin = np.abs(yf - 1.0)
         before = int(W.sum())
         W = _select(viol, margin, free, W, k_viol, min_size, tol)
