@@ -282,7 +282,7 @@ class _Path:
     """State of the path at the current breakpoint s: α, α_0, h = s f, partition, elbow inverse."""
 
     #: elbow size from which the block-LU (Schur) update replaces the explicit inverse
-    SCHUR_FROM = 200
+    SCHUR_FROM = 500
 
     def __init__(self, K, y, upper, dep_tol=1e-11):
         self.K = K
