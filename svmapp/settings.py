@@ -256,8 +256,9 @@ def grid_for(s: dict) -> Grid:
     return Grid.from_ranges(s["lam"], s["sig"])
 
 
-def run(s: dict, loaded: Loaded, progress=None, n_jobs: int = 1):
-    """Run the sweep the settings describe on loaded data (``svmcore.sweep.sweep``)."""
+def run(s: dict, loaded: Loaded, progress=None, n_jobs: int | None = None):
+    """Run the sweep the settings describe on loaded data (``svmcore.sweep.sweep``; σ columns in
+    parallel when that pays, ``svmcore.sweep.auto_jobs``)."""
     from svmcore.sweep import sweep
 
     train = loaded.train

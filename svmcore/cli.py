@@ -139,7 +139,8 @@ def build_parser() -> argparse.ArgumentParser:
     sw.add_argument("--criteria", metavar="LIST",
                     help=f"comma list of {','.join(ALL_CRITERIA)} (default: in-sample criteria, "
                          "plus targets when P(A|x) is known)")
-    sw.add_argument("--jobs", type=int, default=1, help="σ columns computed in parallel")
+    sw.add_argument("--jobs", type=int, default=0,
+                    help="σ columns computed in parallel (0: all cores when it pays)")
     sw.add_argument("--out", required=True, metavar="results.csv")
     sw.add_argument("--quiet", action="store_true", help="no progress on stderr")
     ft = sub.add_parser("fit", help="fit at one (λ, σ) and write JSON")

@@ -4,6 +4,7 @@ The same function serves the app, the CLI and the benchmarks (DESIGN.md data flo
 """
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
@@ -193,9 +194,22 @@ def _column_rows(X, y, p, upper, weights, sigma, log2_sigma, lams, log2_nl, crit
     return rows
 
 
+def auto_jobs(n: int, n_columns: int, criteria: Sequence[str] = ()) -> int:
+    """Workers for the σ columns: all cores (at most one per column) when the columns are heavy
+    enough to repay starting worker processes (a few seconds in a fresh process): n ≥ 300, or
+    leave-one-out refits from n ≥ 100; else 1.
+
+    Measured on the 2-core machine (bench/path_vs_pointwise.py, paper grid): n = 200 takes
+    ~0.8 s in one process; n = 500 takes ~3 s in one process and ~2 s on two workers.
+    """
+    cores = os.cpu_count() or 1
+    heavy = n >= 300 or ("loo" in criteria and n >= 100)
+    return max(1, min(cores, n_columns)) if heavy else 1
+
+
 def sweep(data: Dataset, grid: Grid, weights: ClassWeights | None = None,
           criteria: Sequence[str] | None = None, *, xa_rho: float = 2.0, cv_folds: int = 5,
-          cv_seed: int = 0, solver: str = "auto", n_jobs: int = 1,
+          cv_seed: int = 0, solver: str = "auto", n_jobs: int | None = 1,
           progress: Callable[[int, int], None] | None = None,
           test: Dataset | None = None) -> SweepResult:
     """Fit the weighted SVM over the grid and compute every requested criterion (SPEC §2–5).
@@ -206,7 +220,8 @@ def sweep(data: Dataset, grid: Grid, weights: ClassWeights | None = None,
     with π_A the sample proportion).  criteria : names from ``ALL_CRITERIA`` (default: in-sample
     ones plus targets when P(A|x) is known).  xa_rho : XA's ρ.  cv_folds, cv_seed : k-fold CV.
     solver : "auto", "path", "cvxopt" or "libsvm".  n_jobs : σ columns computed in parallel
-    (joblib).  progress : called as progress(columns_done, columns_total).  test : a held-out set
+    (joblib); None or 0: ``auto_jobs``.  progress : called as progress(columns_done,
+    columns_total).  test : a held-out set
     for test_hinge / test_error / test_cost_error.
 
     Returns
@@ -235,6 +250,8 @@ def sweep(data: Dataset, grid: Grid, weights: ClassWeights | None = None,
     rest = (lams, log2_nl, criteria, xa_rho, cv_folds, cv_seed, solver, sqdist, X_test, y_test)
     rows_by_sigma = {}
     total = len(jobs)
+    if not n_jobs:
+        n_jobs = auto_jobs(n, total, criteria)
     if progress:
         progress(0, total)
     if n_jobs == 1 or total == 1:

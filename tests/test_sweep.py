@@ -122,3 +122,16 @@ def test_loo_row_limit_is_named():
     d = make_wahba2d(1001, seed=0)
     with pytest.raises(SVMCoreError, match="limited to 1000 rows; this data set has 1001"):
         sweep(d, Grid.from_ranges("0", "0"), criteria=["loo"])
+
+
+def test_auto_jobs_parallel_only_when_it_pays(monkeypatch):
+    from svmcore.sweep import auto_jobs
+
+    monkeypatch.setattr("os.cpu_count", lambda: 4)
+    assert auto_jobs(200, 13) == 1                      # ~0.8 s in one process
+    assert auto_jobs(500, 13) == 4
+    assert auto_jobs(500, 3) == 3                       # at most one worker per column
+    assert auto_jobs(100, 13, ["gacv", "loo"]) == 4     # refits make every column heavy
+    assert auto_jobs(100, 13, ["gacv", "cv"]) == 1
+    monkeypatch.setattr("os.cpu_count", lambda: None)
+    assert auto_jobs(5000, 13) == 1
