@@ -204,9 +204,12 @@ def test_schur_updates_give_the_same_path(monkeypatch, data):
         assert _objective(K, y, upper, a) == pytest.approx(_objective(K, y, upper, b), rel=1e-8)
 
 
-def test_failed_kkt_check_is_repaired_on_a_working_set(monkeypatch):
+@pytest.mark.parametrize("how_bad", [1e-5, 1.0])
+def test_failed_kkt_check_is_repaired_on_a_working_set(monkeypatch, how_bad):
     """When the path's answer at a requested λ fails the KKT check and the cheap repairs do not
-    help, a working-set QP (not a full cvxopt solve) repairs it; the answers still equal cvxopt's."""
+    help, a working-set QP (not a full cvxopt solve) repairs it — started from that answer, or,
+    when it is far off (residual > 1e-3), from the last accepted answer at a larger λ; the answers
+    still equal cvxopt's."""
     from svmcore.solvers import path as P
 
     X, y, upper = _dataset("weighted")
@@ -221,7 +224,7 @@ def test_failed_kkt_check_is_repaired_on_a_working_set(monkeypatch):
         if float(lam) in spoiled:                  # move two free points to their bounds
             free = np.flatnonzero((sol.alpha > 0) & (sol.alpha < upper))
             sol.alpha[free[:2]] = upper[free[:2]]
-            sol.kkt_residual = 1.0
+            sol.kkt_residual = how_bad
         return sol
 
     monkeypatch.setattr(P._Path, "solution_at", spoil)

@@ -116,3 +116,15 @@ def test_kkt_residual_sees_small_free_alpha_at_tiny_lambda():
     f_bad = sol.f + delta * y * small
     assert kkt_residual(y, f_bad, sol.alpha, upper, scale=zs) == pytest.approx(delta, rel=1e-6)
     assert kkt_residual(y, f_bad, sol.alpha, upper) < 1e-12          # the unscaled test misses it
+
+
+def test_rounding_floor_by_hand():
+    """K = I, n = 2, λ = 1/4 (2nλ = 1), α = (0.5, 0.25), y = (1, −1): c = (0.5, −0.25), M = 0.5;
+    floor = 4·eps·(M + min(|b|, M + 1)): a wild b is capped at M + 1."""
+    from svmcore.solvers._common import rounding_floor
+
+    K, y, a = np.eye(2), np.array([1.0, -1.0]), np.array([0.5, 0.25])
+    eps = np.finfo(float).eps
+    assert rounding_floor(K, y, a, 0.25, 0.1) == pytest.approx(4 * eps * 0.6)
+    assert rounding_floor(K, y, a, 0.25, -1e9) == pytest.approx(4 * eps * 2.0)
+    assert rounding_floor(-K, y, a, 0.25, 0.0, abs_K=K) == pytest.approx(4 * eps * 0.5)

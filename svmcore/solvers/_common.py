@@ -76,6 +76,17 @@ def kkt_violations(yf, alpha, upper, rtol: float = BOUND_RTOL, scale: float = 1.
                     np.where(atL, np.maximum(0.0, yf - 1.0), np.abs(yf - 1.0)))
 
 
+def rounding_floor(K, y, alpha, lam, b, abs_K=None) -> float:
+    """4·eps·(M + min(|b|, M + 1)), M = max_i (|K||c|)_i, c = y α / (2nλ): the accuracy to which
+    f = K c + b can be evaluated, i.e. the smallest KKT residual any solver in this
+    parameterization can be asked for at this λ. |b| enters capped at M + 1 (a solution has
+    |b| ≤ |K c|_i + 1 on the margin), so a wild b cannot excuse itself by a large floor.
+    ``abs_K``: |K| if already at hand (K itself for a nonnegative kernel)."""
+    c = y * alpha / (2.0 * len(y) * lam)
+    M = float(np.max((np.abs(K) if abs_K is None else abs_K) @ np.abs(c)))
+    return 4.0 * np.finfo(float).eps * (M + min(abs(float(b)), M + 1.0))
+
+
 def intercept_from_bounds(g, y, alpha, upper) -> float:
     """b when no α is strictly inside (0, L): the midpoint of the interval the KKT conditions allow.
 

@@ -49,7 +49,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._common import BOUND_RTOL, DualSolution, finish_dual, intercept_from_bounds, kkt_residual
+from ._common import (BOUND_RTOL, DualSolution, finish_dual, intercept_from_bounds, kkt_residual,
+                      rounding_floor)
 from .working_set import solve_working_set
 
 _R, _L, _E, _P = 0, 1, 2, 3          # status codes: right (α=0), left (α=L), elbow, parked
@@ -290,6 +291,7 @@ class _Path:
         self.upper = upper
         self.n = n = len(y)
         self.kscale = max(float(np.max(np.abs(np.diag(K)))), 1e-300)
+        self.abs_K = K if K.min() >= 0 else np.abs(K)     # for the rounding floor
         self.dep_tol = dep_tol
         cap = min(n, 64)
         self.KE = np.empty((cap, n))                    # rows K[E[j], :], grown on demand
@@ -544,7 +546,7 @@ class _Path:
             c = y * alpha / s
             f = self.K @ c + b                                   # as ``decision_values``
             # rounding level of f = K c + b: no solver in this parameterization does better
-            floor = 4 * np.finfo(float).eps * float(np.max(np.abs(self.K) @ np.abs(c) + abs(b)))
+            floor = rounding_floor(self.K, y, alpha, s / (2.0 * self.n), b, abs_K=self.abs_K)
             res = kkt_residual(y, f, alpha, self.upper, scale=min(1.0, s))
             if best is None or res < best[0]:
                 best = (res, alpha, b, f, floor)
@@ -745,6 +747,7 @@ def _solve_path(K, y, upper, lams, kkt_tol, fallback, start, max_events, dep_tol
     fallbacks = 0
     repairs = 0
     ws_repairs = 0
+    last_good = [None]
 
     def _reference(k):
         nonlocal fallbacks
@@ -760,24 +763,36 @@ def _solve_path(K, y, upper, lams, kkt_tol, fallback, start, max_events, dep_tol
             fin = finish_dual(K, y, upper, float(lams[order[k]]), sol.alpha, sol.b, "path")
         except Exception:                                         # noqa: BLE001
             return None
-        if fin.kkt_residual <= max(kkt_tol, sol.info["kkt_floor"]) and \
-                fin.kkt_residual < sol.kkt_residual:
+        floor = rounding_floor(K, y, fin.alpha, float(lams[order[k]]), fin.b, abs_K=P.abs_K)
+        if fin.kkt_residual <= max(kkt_tol, floor) and fin.kkt_residual < sol.kkt_residual:
+            fin.info["kkt_floor"] = floor
             repairs += 1
             return fin
         return None
 
     def _working_set(k, sol):
-        """Working-set cvxopt from the path's near-solution (svmcore.solvers.working_set)."""
+        """Working-set cvxopt (svmcore.solvers.working_set) from the path's near-solution, else
+        from the last accepted answer at a larger λ (after a degenerate stretch the path's own
+        state can be far off while the previous grid point's partition is still close)."""
         nonlocal ws_repairs
-        try:
-            ws = solve_working_set(K, y, upper, float(lams[order[k]]), sol.alpha, sol.b,
-                                   tol=kkt_tol, blas_threads=None)
-        except Exception:                                         # noqa: BLE001
-            return None
-        if ws is not None and ws.kkt_residual < sol.kkt_residual:
-            ws_repairs += 1
-            return ws
+        starts = (sol, last_good[0]) if sol.kkt_residual <= 1e-3 else (last_good[0], sol)
+        for begin in starts:
+            if begin is None or not (np.all(np.isfinite(begin.alpha)) and np.isfinite(begin.b)):
+                continue
+            try:
+                ws = solve_working_set(K, y, upper, float(lams[order[k]]), begin.alpha, begin.b,
+                                       tol=kkt_tol, blas_threads=None)
+            except Exception:                                     # noqa: BLE001
+                ws = None
+            if ws is not None and ws.kkt_residual < sol.kkt_residual:
+                ws_repairs += 1
+                return ws
         return None
+
+    def _accepted(sol):
+        """Remember sol as the last answer within tolerance (a start for later repairs)."""
+        if sol.kkt_residual <= max(kkt_tol, sol.info.get("kkt_floor", 0.0)):
+            last_good[0] = sol
 
     def _restart(k, ref, reason="KKT", kind="cvxopt"):
         """Record a replacement answer at the k-th λ and restart the path from it."""
@@ -787,6 +802,7 @@ def _solve_path(K, y, upper, lams, kkt_tol, fallback, start, max_events, dep_tol
                                      {"fallback": kind == "cvxopt",
                                       "repaired": kind in ("repaired", "working_set"),
                                       "start": start_kind, "error": reason})
+        _accepted(out[order[k]])
         Pn = _Path(K, y, upper, dep_tol=dep_tol)
         Pn.set_solution(s_req[k], ref.alpha, ref.b)
         zero_steps = 0
@@ -845,6 +861,7 @@ def _solve_path(K, y, upper, lams, kkt_tol, fallback, start, max_events, dep_tol
                         repairs += 1
                         fin.info.update(fallback=False, repaired=True, start=start_kind)
                         out[order[k]] = fin
+                        _accepted(fin)
                         k += 1
                         restarted = True
                         break
@@ -863,6 +880,7 @@ def _solve_path(K, y, upper, lams, kkt_tol, fallback, start, max_events, dep_tol
                         restarted = True
                         break
                 out[order[k]] = sol
+                _accepted(sol)
                 k += 1
             if restarted:
                 continue
@@ -943,13 +961,12 @@ def _solve_path(K, y, upper, lams, kkt_tol, fallback, start, max_events, dep_tol
                     sol.info.update(fallback=False, start=start_kind, error=reason)
                     out[order[kk]] = sol
                 break
-            ref = None
             try:                          # the path's own answer there, repaired on a working set
                 near = P.solution_at(s_req[k], lams[order[k]])
-                if np.all(np.isfinite(near.alpha)) and np.isfinite(near.b):
-                    ref = _working_set(k, near)
             except Exception:                                     # noqa: BLE001
-                ref = None
+                near = DualSolution(float(lams[order[k]]), np.full(n, np.nan), np.nan,
+                                    np.full(n, np.nan), "path", 0, np.inf)
+            ref = _working_set(k, near)
             if ref is not None:
                 P = _restart(k, ref, reason + "; repaired by a working-set QP", kind="working_set")
                 k += 1

@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._common import (BOUND_RTOL, DualSolution, decision_values, finish_dual, interval_midpoint,
-                      kkt_violations, snap_to_bounds, zero_scale)
+                      kkt_violations, rounding_floor, snap_to_bounds, zero_scale)
 
 #: cvxopt options of the sub-problem. No gap tolerance: at tiny λ the objective (in v = α/m) is
 #: ~1e13 after a large move, and a relative gap of 1e-11 still leaves y f wrong by ~0.1; the
@@ -44,13 +44,6 @@ def _best_intercept(g, y, alpha, upper, rtol: float = BOUND_RTOL, scale: float =
     lo_parts = np.r_[(1.0 - g)[need_ge & pos], (-1.0 - g)[need_le & ~pos]]
     hi_parts = np.r_[(-1.0 - g)[need_ge & ~pos], (1.0 - g)[need_le & pos]]
     return interval_midpoint(lo_parts, hi_parts)
-
-
-def _rounding_floor(K, y, alpha, lam, b) -> float:
-    """4·eps·max_i(|K||c| + |b|)_i, c = y α / (2nλ): the accuracy to which f = K c + b can be
-    evaluated (as in ``path._Path.solution_at``)."""
-    c = y * alpha / (2.0 * len(y) * lam)
-    return 4.0 * np.finfo(float).eps * float(np.max(np.abs(K) @ np.abs(c) + abs(b)))
 
 
 def _select(viol, margin, free, member, k_viol, min_size, tol):
@@ -149,7 +142,7 @@ def solve_working_set(K, y, upper, lam, alpha, b, *, tol: float = 1e-8, max_roun
     KKT residual on all points. W starts as the free points, the KKT violators (largest first) and
     the bound points with |y f − 1| smallest, at least ``min_size`` points; each round adds the new
     violators (twice as many as the previous round at most) until the residual is ≤ max(tol, floor),
-    floor = 4·eps·max_i(|K||c| + |b|)_i (c = y α / (2nλ)), the rounding level of f.
+    floor = ``rounding_floor`` (the rounding level of f = K c + b).
 
     Parameters
     ----------
@@ -243,7 +236,7 @@ def _solve_working_set(K, y, upper, lam, alpha, b, tol, max_rounds, min_size, ma
         a_new, b_new, status = sub
         info = {"rounds": r, "size": int(Widx.size), "status": status}
         sol = finish_dual(K, y, upper, lam, a_new, b_new, "working_set", tol=tol, info=info)
-        floor = _rounding_floor(K, y, sol.alpha, lam, sol.b)
+        floor = rounding_floor(K, y, sol.alpha, lam, sol.b)
         sol.info["kkt_floor"] = floor
         if sol.kkt_residual <= max(tol, floor):
             sol.n_iter = r
