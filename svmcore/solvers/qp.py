@@ -16,22 +16,53 @@ def solve_cvxopt(K, y, upper, lam, **options) -> DualSolution:
     min ½ v' D_y K D_y v − (s/m) e'v, 0 ≤ v ≤ L(y)/m, y'v = 0: at large λ this is the α scale, at
     small λ LIBSVM's a = α/s scale, where the solution tends to the hard-margin one and stays O(1).
     The multiplier ν of the equality constraint gives b = ν·m/s. The interior-point answer is then
-    finished exactly (``finish_dual``).
+    finished exactly (``finish_dual``). This is ``solve_restricted_dual`` on all points from α = 0.
+    """
+    n = len(y)
+    alpha, b, sol = solve_restricted_dual(K, y, upper, lam, np.zeros(n), np.arange(n),
+                                          dict(_OPTIONS, **options))
+    if sol["x"] is None:
+        raise ArithmeticError(f"cvxopt returned no solution (status {sol['status']})")
+    info = {"status": sol["status"]}
+    return finish_dual(K, y, upper, lam, alpha, b, "cvxopt", int(sol["iterations"]), info=info)
+
+
+def solve_restricted_dual(K, y, upper, lam, alpha, Widx, options):
+    """cvxopt on the dual restricted to the points Widx, every other α fixed (SPEC §2).
+
+    The variable is the change δ = (α_W − α_W⁰)/m from the current α⁰, m = min(1, 2nλ):
+
+        min ½ δ' D K_WW D δ + (s/m)(y_W g_W − 1)'δ   s.t. −α_W⁰/m ≤ δ ≤ (L_W − α_W⁰)/m,
+                                                          y_W'δ = −y'α⁰/m,
+
+    g = K D_y α⁰ / s on W: the restricted dual times s/m², up to a constant (from α⁰ = 0 on all
+    points, the whole dual in v = α/m). Written in α_W itself the linear term would hold
+    K_WF β_F / s, which at tiny λ is huge and cancels almost exactly against K_WW β_W / s; cvxopt's
+    relative stopping tests would then stop far from the solution. In δ the linear term is the
+    gradient on W and the objective is the decrease itself.
+
+    Returns (α with α_W replaced, b, cvxopt's result dict); cvxopt's exceptions propagate.
     """
     from cvxopt import matrix, solvers
 
     n = len(y)
     s = 2.0 * n * lam
     m = min(1.0, s)
-    P = matrix(np.outer(y, y) * K)
-    q = matrix(np.full(n, -s / m))
-    G = matrix(np.vstack([-np.eye(n), np.eye(n)]))
-    h = matrix(np.r_[np.zeros(n), upper / m])
-    A = matrix(y.reshape(1, -1))
-    opts = dict(_OPTIONS, **options)
-    sol = solvers.qp(P, q, G, h, A, matrix(0.0), options=opts)
-    alpha = np.asarray(sol["x"]).ravel() * m
-    # stationarity on a free point: (D K D v)_i − s/m + y_i ν = 0, i.e. y_i (g_i + ν m/s) = 1.
-    b = float(np.asarray(sol["y"]).ravel()[0]) * m / s
-    info = {"status": sol["status"]}
-    return finish_dual(K, y, upper, lam, alpha, b, "cvxopt", int(sol["iterations"]), info=info)
+    yW, uW, aW = y[Widx], upper[Widx], alpha[Widx]
+    gW = K[Widx] @ (y * alpha) / s
+    w = Widx.size
+    P = matrix(np.outer(yW, yW) * K[np.ix_(Widx, Widx)])
+    q = matrix((s / m) * (yW * gW - 1.0))
+    G = matrix(np.vstack([-np.eye(w), np.eye(w)]))
+    h = matrix(np.r_[aW / m, (uW - aW) / m])
+    A = matrix(yW.reshape(1, -1))
+    rhs = matrix(-float(y @ alpha) / m)
+    sol = solvers.qp(P, q, G, h, A, rhs, options=options)
+    new = alpha.copy()
+    if sol["x"] is not None:
+        new[Widx] = np.clip(aW + np.asarray(sol["x"]).ravel() * m, 0.0, uW)
+    # stationarity on a free point of W: (D K D δ)_i + (s/m)(y_i g_i − 1) + y_i ν = 0, i.e.
+    # y_i (g_i' + ν m / s) = 1 with g' the new K D_y α / s: b = ν m / s (cvxopt's Lagrangian is
+    # ½x'Px + q'x + ν'(Ax − b) + z'(Gx − h))
+    b = float(np.asarray(sol["y"]).ravel()[0]) * m / s if sol["y"] is not None else float("nan")
+    return new, b, sol

@@ -20,6 +20,7 @@ import numpy as np
 
 from ._common import (BOUND_RTOL, DualSolution, decision_values, finish_dual, interval_midpoint,
                       kkt_violations, rounding_floor, snap_to_bounds, zero_scale)
+from .qp import solve_restricted_dual
 
 #: cvxopt options of the sub-problem. No gap tolerance: at tiny λ the objective (in v = α/m) is
 #: ~1e13 after a large move, and a relative gap of 1e-11 still leaves y f wrong by ~0.1; the
@@ -88,47 +89,13 @@ def _make_feasible(W, y, upper, alpha, margin):
 
 
 def _solve_sub(K, y, upper, lam, alpha, Widx, options):
-    """cvxopt on the dual restricted to W (α outside W fixed), in the v = α/m scale of ``qp.py``.
-
-    The variable is the change δ = (α_W − α_W⁰)/m from the current α⁰, so the problem solved is
-
-        min ½ δ' D K_WW D δ + (s/m)(y_W g_W − 1)'δ   s.t. −α_W⁰/m ≤ δ ≤ (L_W − α_W⁰)/m,
-                                                          y_W'δ = −y'α⁰/m,
-
-    g = K D_y α⁰ / s on W: the restricted dual of the module docstring times s/m², up to a
-    constant. Written in α_W itself the linear term would hold K_WF β_F / s, which at tiny λ is
-    huge and cancels almost exactly against K_WW β_W / s; cvxopt's relative stopping tests
-    (gap / |objective|, dual residual / ‖q‖) would then stop far from the solution. In δ the
-    linear term is the full gradient on W (O(1)) and the objective is the decrease itself.
-
-    Returns (α with α_W replaced, b, status) or None when cvxopt fails outright.
-    """
-    from cvxopt import matrix, solvers
-
-    n = len(y)
-    s = 2.0 * n * lam
-    m = min(1.0, s)
-    yW, uW, aW = y[Widx], upper[Widx], alpha[Widx]
-    gW = K[Widx] @ (y * alpha) / s
-    w = Widx.size
-    P = matrix(np.outer(yW, yW) * K[np.ix_(Widx, Widx)])
-    q = matrix((s / m) * (yW * gW - 1.0))
-    G = matrix(np.vstack([-np.eye(w), np.eye(w)]))
-    h = matrix(np.r_[aW / m, (uW - aW) / m])
-    A = matrix(yW.reshape(1, -1))
-    rhs = matrix(-float(y @ alpha) / m)
+    """``qp.solve_restricted_dual`` on W; (α, b, status), or None when cvxopt fails outright."""
     try:
-        sol = solvers.qp(P, q, G, h, A, rhs, options=options)
+        new, b, sol = solve_restricted_dual(K, y, upper, lam, alpha, Widx, options)
     except (ValueError, ArithmeticError):
         return None
     if sol["x"] is None:
         return None
-    new = alpha.copy()
-    new[Widx] = np.clip(aW + np.asarray(sol["x"]).ravel() * m, 0.0, uW)
-    # stationarity on a free point of W: (D K D δ)_i + (s/m)(y_i g_i − 1) + y_i ν = 0, i.e.
-    # y_i (g_i' + ν m / s) = 1 with g' the new K D_y α / s: b = ν m / s (cvxopt's Lagrangian is
-    # ½x'Px + q'x + ν'(Ax − b) + z'(Gx − h)), as in qp.py
-    b = float(np.asarray(sol["y"]).ravel()[0]) * m / s
     return new, b, sol["status"]
 
 
@@ -196,6 +163,7 @@ def _solve_working_set(K, y, upper, lam, alpha, b, tol, max_rounds, min_size, ma
     s = 2.0 * n * lam
     opts = dict(_OPTIONS, **options)
     min_size = min(int(min_size), n)
+    abs_K = K if K.min() >= 0 else np.abs(K)          # for the rounding floor, once
 
     zs = zero_scale(n, lam)
     alpha = snap_to_bounds(alpha, upper, scale=zs)
@@ -236,7 +204,7 @@ def _solve_working_set(K, y, upper, lam, alpha, b, tol, max_rounds, min_size, ma
         a_new, b_new, status = sub
         info = {"rounds": r, "size": int(Widx.size), "status": status}
         sol = finish_dual(K, y, upper, lam, a_new, b_new, "working_set", tol=tol, info=info)
-        floor = rounding_floor(K, y, sol.alpha, lam, sol.b)
+        floor = rounding_floor(K, y, sol.alpha, lam, sol.b, abs_K=abs_K)
         sol.info["kkt_floor"] = floor
         if sol.kkt_residual <= max(tol, floor):
             sol.n_iter = r
