@@ -11,17 +11,11 @@ from svmcore.kernels import gaussian_gram
 from svmcore.solvers._common import decision_values, kkt_residual, zero_scale
 from svmcore.solvers.qp import solve_cvxopt
 from svmcore.solvers.working_set import solve_working_set
+from test_path import _objective  # (1/n) Σ L(y_i)(1 − y_i f_i)_+ + λ c'Kc, independent of svmcore
 
 N = 300
 DATA = make_wahba2d(N, seed=3)
 WEIGHTS = {"standard": (1.0, 1.0), "weighted": (0.5, 1.5)}
-
-
-def _objective(K, y, upper, sol):
-    """(1/n) Σ L(y_i)(1 − y_i f_i)_+ + λ c'Kc, c = y α / (2nλ) (as in test_path.py)."""
-    n = len(y)
-    c = y * sol.alpha / (2 * n * sol.lam)
-    return float(np.mean(upper * np.maximum(0.0, 1.0 - y * sol.f)) + sol.lam * c @ K @ c)
 
 
 @lru_cache(maxsize=None)
