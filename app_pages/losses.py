@@ -1,7 +1,7 @@
 """Loss functions (seed 000 Fig 1.1)."""
 import streamlit as st
 
-from svmcore import plots
+from svmcore.viz import plots
 
 st.title("Loss functions")
 st.plotly_chart(plots.loss_figure(), key="loss_fig")

@@ -2,7 +2,7 @@
 import numpy as np
 import streamlit as st
 
-from svmcore import explore, plots
+from svmcore.viz import plots, views as explore
 from svmcore.datasets.simulations import make_simulation
 
 
@@ -40,7 +40,7 @@ if path.gckl is not None and np.isfinite(path.gckl).any():
         "GCKL(λ) = (1/n) Σ [p_i (1 − f_i)₊ + (1 − p_i)(1 + f_i)₊] (eq 1.27) is the expected hinge "
         "loss on a new y at the same x_i; it needs the true p and so is known only in a simulation. "
         "GACV, XA and SURE are proxies for it (or for MISCLASS) computable from the data alone.")
-from svmcore.plots import figure_html  # noqa: E402
+from svmcore.viz.plots import figure_html  # noqa: E402
 
 st.download_button("Path figure (HTML)", data=lambda: figure_html(plots.path_figure(path), True),
                    file_name="lin1d_path.html", mime="text/html", on_click="ignore", key="dl_path")

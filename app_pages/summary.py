@@ -2,7 +2,7 @@
 import streamlit as st
 
 from svmapp import ui
-from svmcore import explore
+from svmcore.viz import views as explore
 
 st.title("Summary: what each criterion chooses")
 res = ui.require_result()

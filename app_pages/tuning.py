@@ -5,7 +5,7 @@ import streamlit as st
 
 from svmapp import ui
 from svmapp.settings import weights_for
-from svmcore import explore, plots
+from svmcore.viz import plots, views as explore
 
 SS = st.session_state
 

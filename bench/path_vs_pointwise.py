@@ -12,7 +12,7 @@ weights. For each size n:
   does not finish is reported "not finished", with the lower bound its run time gives the ratio).
 
 Ratios are on identical work (the same columns). The criteria columns give the largest relative
-deviation of GACV, XA and BRXA (svmcore.criteria) between path and cvxopt over the common points.
+deviation of GACV, XA and BRXA (svmcore.families.svm.criteria) between path and cvxopt over the common points.
 
 Usage: python bench/path_vs_pointwise.py [--sizes 200,500] [--quick] [--cvx-budget S]
        [--libsvm-budget S] [--seed N]
@@ -30,8 +30,8 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 from svmcore.kernels import gaussian_gram, kernel_radius, squared_distances  # noqa: E402
-from svmcore.solvers.path import solve_path  # noqa: E402
-from svmcore.solvers.qp import solve_cvxopt  # noqa: E402
+from svmcore.families.svm.solvers.path import solve_path  # noqa: E402
+from svmcore.families.svm.solvers.qp import solve_cvxopt  # noqa: E402
 
 LOG2_NLAM = np.arange(-25, 1, dtype=float)
 LOG2_SIGMA = np.arange(-3.0, 3.01, 0.5)
@@ -52,9 +52,9 @@ def wahba2d(n, seed):
 
 
 def _criteria(sol, y, upper, K_diag, radius):
-    """GACV, XA (ρ = 2), BRXA of one solution (svmcore.criteria, SPEC §3)."""
-    from svmcore.criteria import brxa, gacv, xa
-    from svmcore.fit import make_fit
+    """GACV, XA (ρ = 2), BRXA of one solution (svmcore.families.svm.criteria, SPEC §3)."""
+    from svmcore.families.svm.criteria import brxa, gacv, xa
+    from svmcore.families.svm.fit import make_fit
     from svmcore.weights import ClassWeights
 
     w = ClassWeights(float(upper[y > 0][0]), float(upper[y < 0][0]))
@@ -65,7 +65,7 @@ def _criteria(sol, y, upper, K_diag, radius):
 def _libsvm_column(conn, X, y, upper, sigma, lams):
     """LIBSVM as it is normally used: one SMO fit per λ at its default tolerance 1e-3 (no
     retries at tighter tolerances; the answers are less exact than the path's)."""
-    from svmcore.solvers.libsvm import solve_libsvm
+    from svmcore.families.svm.solvers.libsvm import solve_libsvm
     K = gaussian_gram(X, sigma=sigma)
     t = time.perf_counter()
     for lam in lams:
@@ -111,7 +111,7 @@ def _path_column(X, y, upper, sigma, lams):
 
 def path_parallel(X, y, upper, sigmas, lams, n_jobs):
     """Wall time of the whole grid with the σ columns spread over ``n_jobs`` workers (joblib, as
-    ``svmcore.sweep`` does it; workers started and warmed before the clock starts)."""
+    ``svmcore.grid`` does it; workers started and warmed before the clock starts)."""
     from joblib import Parallel, delayed
 
     with Parallel(n_jobs=n_jobs) as par:

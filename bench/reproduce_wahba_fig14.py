@@ -24,7 +24,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from svmcore.datasets.simulations import make_wahba2d  # noqa: E402
-from svmcore.sweep import Grid, sweep  # noqa: E402
+from svmcore.grid import Grid, sweep  # noqa: E402
 from svmcore.weights import class_weights_from_costs  # noqa: E402
 
 PAPER = {("standard", "gacv"): 1.0064, ("standard", "xa"): "1.0062–1.0094",

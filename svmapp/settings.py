@@ -13,11 +13,11 @@ from pathlib import Path
 
 import numpy as np
 
-from svmcore.criteria import ALL_CRITERIA, IN_SAMPLE, TARGETS
+from svmcore.families.svm.criteria import ALL_CRITERIA, IN_SAMPLE, TARGETS
 from svmcore.datasets.base import Dataset
 from svmcore.datasets.simulations import SIMULATIONS, make_simulation
-from svmcore.explore import stratified_subsample, train_test_split
-from svmcore.sweep import Grid, parse_range
+from svmcore.viz.views import stratified_subsample, train_test_split
+from svmcore.grid import Grid, parse_range
 from svmcore.weights import class_weights_from_costs
 
 try:  # written in parallel by another engineer: keep the app working without it
@@ -257,9 +257,9 @@ def grid_for(s: dict) -> Grid:
 
 
 def run(s: dict, loaded: Loaded, progress=None, n_jobs: int | None = None):
-    """Run the sweep the settings describe on loaded data (``svmcore.sweep.sweep``; σ columns in
-    parallel when that pays, ``svmcore.sweep.auto_jobs``)."""
-    from svmcore.sweep import sweep
+    """Run the sweep the settings describe on loaded data (``svmcore.grid.sweep``; σ columns in
+    parallel when that pays, ``svmcore.grid.auto_jobs``)."""
+    from svmcore.grid import sweep
 
     train = loaded.train
     return sweep(train, grid_for(s), weights_for(s, train.y), criteria_for(s, train.has_truth),
@@ -270,7 +270,7 @@ def run(s: dict, loaded: Loaded, progress=None, n_jobs: int | None = None):
 def affordable_loo(n: int, grid_size: int, seconds_per_fit: float | None = None,
                    budget: float = 300.0) -> tuple[bool, float]:
     """(whether exact LOO fits the time budget, its estimated extra seconds)."""
-    from svmcore.explore import estimate_seconds
+    from svmcore.viz.views import estimate_seconds
 
     t = estimate_seconds(n, grid_size, 1, ["loo"], seconds_per_fit=seconds_per_fit) - \
         estimate_seconds(n, grid_size, 1, [], seconds_per_fit=seconds_per_fit)
@@ -278,8 +278,8 @@ def affordable_loo(n: int, grid_size: int, seconds_per_fit: float | None = None,
 
 
 def nice_ranges(data: Dataset) -> tuple[str, str]:
-    """Per-data-set sensible quick ranges (``svmcore.explore.suggested_ranges``)."""
-    from svmcore.explore import suggested_ranges
+    """Per-data-set sensible quick ranges (``svmcore.viz.views.suggested_ranges``)."""
+    from svmcore.viz.views import suggested_ranges
 
     return suggested_ranges(data, quick=True)
 

@@ -17,7 +17,7 @@ import streamlit as st
 
 from svmapp import settings as S
 from svmcore.datasets.simulations import SIMULATIONS
-from svmcore.sweep import parse_range
+from svmcore.grid import parse_range
 
 SS = st.session_state
 SINGLE_FIT_CRITERIA = ["obs", "gacv", "xa", "brxa", "sure", "gckl", "misclass", "brmisclass"]
@@ -219,7 +219,7 @@ def sidebar() -> None:
         c3.selectbox("solver", list(S.SOLVERS), key="w_solver",
                      help="auto: the whole-λ path when available, else the cvxopt QP")
         spf = _seconds_per_fit(n_est)
-        from svmcore.explore import estimate_seconds
+        from svmcore.viz.views import estimate_seconds
         base = estimate_seconds(n_est, size, 1, [], seconds_per_fit=spf) if size else 0.0
         cv_t = estimate_seconds(n_est, size, 1, ["cv"], SS.get("w_folds", 5), spf) - base if size else 0
         st.checkbox(f"k-fold CV (≈ {_fmt_s(cv_t)} extra)", key="w_cv")
@@ -235,7 +235,7 @@ def sidebar() -> None:
 
 
 def _crit_label(c: str) -> str:
-    from svmcore.explore import label
+    from svmcore.viz.views import label
     return label(c)
 
 
@@ -380,7 +380,7 @@ def run_if_requested(force_default: bool = False) -> None:
         if not SS.get("plotly_warm"):
             # something to read while the sweep runs; it also makes the browser fetch plotly.js
             # in parallel with the computation instead of after it (time to first view)
-            from svmcore.plots import loss_figure
+            from svmcore.viz.plots import loss_figure
             with waiting.container():
                 st.caption("While the sweep runs: the losses the criteria are built on (seed 000 Fig 1.1).")
                 st.plotly_chart(loss_figure(height=300), key="warmup_loss", theme=None,
@@ -476,7 +476,7 @@ def fits_cache(result_key: str) -> dict:
 # ------------------------------------------------------------------ downloads
 def downloads(result, figures: dict, prefix: str = "svm") -> None:
     """Results CSV, figures as standalone HTML, settings JSON (generated on click)."""
-    from svmcore.plots import figure_html
+    from svmcore.viz.plots import figure_html
 
     cols = st.columns(2 + len(figures))
     cols[0].download_button("Results CSV", data=lambda: result.table.to_csv(index=False),

@@ -8,7 +8,7 @@ import sys
 import numpy as np
 
 from ._validation import SVMCoreError
-from .criteria import ALL_CRITERIA, IN_SAMPLE, TARGETS, in_sample_criteria
+from .families.svm.criteria import ALL_CRITERIA, IN_SAMPLE, TARGETS, in_sample_criteria
 from .weights import class_weights_from_costs
 
 
@@ -37,7 +37,7 @@ def _add_data_options(p: argparse.ArgumentParser) -> None:
 def _load(args, criteria=None):
     from .datasets import load_dataset
     from .datasets.csvload import load_csv
-    from .sweep import row_limit
+    from .grid import row_limit
 
     if args.dataset and args.data:
         raise SVMCoreError("give either --dataset or --data, not both")
@@ -73,7 +73,7 @@ def cmd_datasets(args) -> int:
 
 
 def cmd_sweep(args) -> int:
-    from .sweep import Grid, check_criteria, sweep
+    from .grid import Grid, check_criteria, sweep
 
     data = _load(args, _criteria_list(args.criteria))
     crit = check_criteria(_criteria_list(args.criteria), data.has_truth)
@@ -95,7 +95,7 @@ def cmd_sweep(args) -> int:
 
 
 def cmd_fit(args) -> int:
-    from .fit import fit_svm
+    from .families.svm.fit import fit_svm
     from .kernels import Kernel
 
     data = _load(args)

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from svmcore.datasets.simulations import make_wahba2d
-from svmcore.fit import fit_svm
+from svmcore.families.svm.fit import fit_svm
 from svmcore.kernels import Kernel
 from svmcore.weights import class_weights_from_costs
 
@@ -44,7 +44,7 @@ def test_sweep_columns_and_values(tmp_path):
     w = class_weights_from_costs(d.y, 1, 2, 0.1)
     row = t.iloc[0]
     fit = fit_svm(d.X, d.y, row["lambda"], Kernel("gaussian", sigma=row.sigma), w, "libsvm")
-    from svmcore.criteria import gacv
+    from svmcore.families.svm.criteria import gacv
     assert row.gacv == pytest.approx(gacv(fit), rel=1e-6)
 
 

@@ -2,8 +2,8 @@
 import numpy as np
 import pytest
 
-from svmcore import criteria as C
-from svmcore.fit import SVMFit
+from svmcore.families.svm import criteria as C
+from svmcore.families.svm.fit import SVMFit
 from svmcore.weights import ClassWeights
 
 # n = 4, λ = 1/8 so that 2nλ = 1 and a_i = α_i, θ_i = α_i K_ii = α_i (K_ii = 1), R = 1.

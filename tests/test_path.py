@@ -1,4 +1,4 @@
-"""The exact regularization path (svmcore.solvers.path, SPEC §2; HRTZ 2004) against cvxopt."""
+"""The exact regularization path (svmcore.families.svm.solvers.path, SPEC §2; HRTZ 2004) against cvxopt."""
 from __future__ import annotations
 
 import zlib
@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from svmcore.kernels import gaussian_gram, linear_gram
-from svmcore.solvers._common import kkt_residual, zero_scale
-from svmcore.solvers.path import solve_path
-from svmcore.solvers.qp import solve_cvxopt
+from svmcore.families.svm.solvers._common import kkt_residual, zero_scale
+from svmcore.families.svm.solvers.path import solve_path
+from svmcore.families.svm.solvers.qp import solve_cvxopt
 
 RTOL = 1e-6
 
@@ -147,7 +147,7 @@ def test_single_lambda_and_order():
 def test_maintained_elbow_inverse_matches_direct_solve(kind):
     """Random enter/leave sequences: the maintained inverse of [[0, 1'], [1, K_EE]] (rank-one
     updates, or block-LU with a Schur complement) solves the system like numpy's LU does."""
-    from svmcore.solvers import path as P
+    from svmcore.families.svm.solvers import path as P
 
     rng = np.random.default_rng(3 if kind == "schur" else 4)
     X = rng.normal(size=(120, 2))
@@ -186,7 +186,7 @@ def test_schur_updates_give_the_same_path(monkeypatch, data):
     """The block-LU elbow inverse (used for large elbows) gives cvxopt's answers, and the same
     answers as the explicit inverse down to nλ = 2^-24 (where the objective, ~1e-7, is below
     what f's rounding lets cvxopt resolve to 1e-6)."""
-    from svmcore.solvers import path as P
+    from svmcore.families.svm.solvers import path as P
 
     X, y, upper = _dataset(data)
     n = len(y)
@@ -210,7 +210,7 @@ def test_failed_kkt_check_is_repaired_on_a_working_set(monkeypatch, how_bad):
     help, a working-set QP (not a full cvxopt solve) repairs it — started from that answer, or,
     when it is far off (residual > 1e-3), from the last accepted answer at a larger λ; the answers
     still equal cvxopt's."""
-    from svmcore.solvers import path as P
+    from svmcore.families.svm.solvers import path as P
 
     X, y, upper = _dataset("weighted")
     n = len(y)

@@ -1,4 +1,4 @@
-"""Figure content of svmcore.plots (and the svmcore.explore glue behind it); no Streamlit needed."""
+"""Figure content of svmcore.viz.plots (and the svmcore.viz.views glue behind it); no Streamlit needed."""
 import subprocess
 import sys
 
@@ -6,10 +6,10 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from svmcore import explore, plots
+from svmcore.viz import plots, views as explore
 from svmcore.datasets.base import Dataset
 from svmcore.datasets.simulations import make_simulation
-from svmcore.sweep import Grid, sweep
+from svmcore.grid import Grid, sweep
 from svmcore.weights import class_weights_from_costs
 
 GRID = Grid.from_ranges("-12:0:4", "-1:1:1")     # 4 × 3 points
@@ -169,6 +169,6 @@ def test_figure_html_is_standalone(wahba):
 
 
 def test_svmcore_does_not_import_streamlit():
-    code = ("import sys, svmcore.plots, svmcore.explore; "
+    code = ("import sys, svmcore.viz.plots, svmcore.viz.views; "
             "sys.exit(1 if 'streamlit' in sys.modules else 0)")
     assert subprocess.run([sys.executable, "-c", code], cwd=str(__import__("pathlib").Path(__file__).parents[1])).returncode == 0

@@ -6,8 +6,8 @@ from sklearn.svm import SVC
 
 from svmcore.datasets.simulations import make_wahba2d
 from svmcore.kernels import gaussian_gram
-from svmcore.resampling import hinge_and_error, kfold_decision_values, loo_decision_values
-from svmcore.fit import solve_lambdas
+from svmcore.families.svm.resampling import hinge_and_error, kfold_decision_values, loo_decision_values
+from svmcore.families.svm.fit import solve_lambdas
 
 SIGMA = 1.0
 
@@ -57,7 +57,7 @@ def test_loo_equals_refitting_every_point():
 def test_loo_at_tiny_lambda_keeps_small_support_vectors():
     """At nλ = 2^-22 free α are 2nλ·a ≈ 5e-7·a (< 1e-6·L); LOO still equals refitting. Reference:
     a cvxopt refit without each point (C kept, i.e. λ' = nλ/(n−1)), predicted at that point."""
-    from svmcore.solvers.qp import solve_cvxopt
+    from svmcore.families.svm.solvers.qp import solve_cvxopt
 
     d = make_wahba2d(30, seed=4)
     X, y = d.X, d.y

@@ -3,11 +3,11 @@ import numpy as np
 import pytest
 
 from svmcore.datasets.simulations import make_wahba2d
-from svmcore.fit import fit_svm
+from svmcore.families.svm.fit import fit_svm
 from svmcore.kernels import Kernel, gaussian_gram
-from svmcore.solvers._common import kkt_residual
-from svmcore.solvers.libsvm import solve_libsvm
-from svmcore.solvers.qp import solve_cvxopt
+from svmcore.families.svm.solvers._common import kkt_residual
+from svmcore.families.svm.solvers.libsvm import solve_libsvm
+from svmcore.families.svm.solvers.qp import solve_cvxopt
 
 
 def primal(K, y, upper, lam, sol):
@@ -99,8 +99,8 @@ def test_kkt_residual_sees_small_free_alpha_at_tiny_lambda():
     """Hand-checked case: at nλ = 2^-22 support vectors have α = 2nλ·a < 1e-6·L. Pushing their
     margins y f to 1 + δ violates KKT by δ; a zero test relative to L alone would read those α as
     0 (where y f ≥ 1 is allowed) and miss it; relative to L·min(1, 2nλ) it is seen."""
-    from svmcore.solvers._common import zero_scale
-    from svmcore.solvers.path import solve_path
+    from svmcore.families.svm.solvers._common import zero_scale
+    from svmcore.families.svm.solvers.path import solve_path
 
     d = make_wahba2d(30, seed=4)
     y, n = d.y, len(d.y)
@@ -121,7 +121,7 @@ def test_kkt_residual_sees_small_free_alpha_at_tiny_lambda():
 def test_rounding_floor_by_hand():
     """K = I, n = 2, λ = 1/4 (2nλ = 1), α = (0.5, 0.25), y = (1, −1): c = (0.5, −0.25), M = 0.5;
     floor = 4·eps·(M + min(|b|, M + 1)): a wild b is capped at M + 1."""
-    from svmcore.solvers._common import rounding_floor
+    from svmcore.families.svm.solvers._common import rounding_floor
 
     K, y, a = np.eye(2), np.array([1.0, -1.0]), np.array([0.5, 0.25])
     eps = np.finfo(float).eps

@@ -3,14 +3,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from svmcore import fit as fitmod
+from svmcore.families.svm import fit as fitmod
 from svmcore._validation import SVMCoreError
-from svmcore.criteria import xa
+from svmcore.families.svm.criteria import xa
 from svmcore.datasets import load_dataset
 from svmcore.datasets.simulations import make_solo_xor, make_wahba2d
-from svmcore.fit import fit_svm
+from svmcore.families.svm.fit import fit_svm
 from svmcore.kernels import Kernel
-from svmcore.sweep import BASE_COLUMNS, Grid, parse_range, sweep
+from svmcore.grid import BASE_COLUMNS, Grid, parse_range, sweep
 from svmcore.weights import class_weights_from_costs
 
 
@@ -38,7 +38,7 @@ def test_table_rows_columns_and_values_match_single_fits():
     # one row recomputed from an independent single fit with the kernel on raw inputs
     row = t.iloc[4]
     fit = fit_svm(d.X, d.y, row["lambda"], Kernel("gaussian", sigma=row.sigma), w, "libsvm")
-    from svmcore import criteria as C
+    from svmcore.families.svm import criteria as C
     assert row.gacv == pytest.approx(C.gacv(fit), rel=1e-6)
     assert row.brxa == pytest.approx(C.brxa(fit))
     assert row.brmisclass == pytest.approx(C.brmisclass(fit, d.p))
@@ -125,7 +125,7 @@ def test_loo_row_limit_is_named():
 
 
 def test_auto_jobs_parallel_only_when_it_pays(monkeypatch):
-    from svmcore.sweep import auto_jobs
+    from svmcore.grid import auto_jobs
 
     monkeypatch.setattr("os.cpu_count", lambda: 4)
     assert auto_jobs(200, 13) == 1                      # ~0.8 s in one process

@@ -8,9 +8,9 @@ import pytest
 
 from svmcore.datasets.simulations import make_wahba2d
 from svmcore.kernels import gaussian_gram
-from svmcore.solvers._common import decision_values, kkt_residual, zero_scale
-from svmcore.solvers.qp import solve_cvxopt
-from svmcore.solvers.working_set import solve_working_set
+from svmcore.families.svm.solvers._common import decision_values, kkt_residual, zero_scale
+from svmcore.families.svm.solvers.qp import solve_cvxopt
+from svmcore.families.svm.solvers.working_set import solve_working_set
 from test_path import _objective  # (1/n) Σ L(y_i)(1 − y_i f_i)_+ + λ c'Kc, independent of svmcore
 
 N = 300

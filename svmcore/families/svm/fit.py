@@ -6,10 +6,10 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from ._validation import SVMCoreError, check_lambda, check_labels, check_matrix
-from .kernels import Kernel, kernel_radius
+from ..._validation import SVMCoreError, check_lambda, check_labels, check_matrix
+from ...kernels import Kernel, kernel_radius
 from .solvers._common import DualSolution
-from .weights import ClassWeights, standard_weights
+from ...weights import ClassWeights, standard_weights
 
 
 @dataclass

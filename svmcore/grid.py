@@ -13,12 +13,12 @@ import numpy as np
 import pandas as pd
 
 from ._validation import SVMCoreError
-from .criteria import (ALL_CRITERIA, IN_SAMPLE, RESAMPLING, TARGETS, holdout_scores,
+from .families.svm.criteria import (ALL_CRITERIA, IN_SAMPLE, RESAMPLING, TARGETS, holdout_scores,
                        in_sample_criteria, inefficiency, target_for)
 from .datasets.base import Dataset
-from .fit import choose_solver, make_fit, solve_lambdas
+from .families.svm.fit import choose_solver, make_fit, solve_lambdas
 from .kernels import Kernel, gaussian_gram, kernel_radius, squared_distances
-from .resampling import hinge_and_error, kfold_decision_values, loo_decision_values
+from .families.svm.resampling import hinge_and_error, kfold_decision_values, loo_decision_values
 from .weights import ClassWeights, class_weights_from_costs
 
 BASE_COLUMNS = ["log2_sigma", "log2_nlambda", "sigma", "lambda", "n_sv", "train_error"]

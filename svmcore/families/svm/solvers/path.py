@@ -766,7 +766,7 @@ def _solve_path(K, y, upper, lams, kkt_tol, fallback, start, max_events, dep_tol
         return None
 
     def _working_set(k, sol):
-        """Working-set cvxopt (svmcore.solvers.working_set) from the path's near-solution, else
+        """Working-set cvxopt (svmcore.families.svm.solvers.working_set) from the path's near-solution, else
         from the last accepted answer at a larger λ (after a degenerate stretch the path's own
         state can be far off while the previous grid point's partition is still close)."""
         nonlocal ws_repairs

@@ -1,7 +1,7 @@
 """Non-UI glue for the dashboard: sensible grids, fits at chosen grid points, decision meshes,
 regularization paths and the per-criterion summary table.
 
-Everything here returns plain numbers, arrays and DataFrames; ``svmcore.plots`` draws them and the
+Everything here returns plain numbers, arrays and DataFrames; ``svmcore.viz.plots`` draws them and the
 Streamlit pages only call both. Nothing here imports Streamlit.
 """
 from __future__ import annotations
@@ -12,11 +12,11 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from .criteria import IN_SAMPLE, RESAMPLING, TARGETS, gckl_values, brmisclass_values
-from .datasets.base import Dataset
-from .fit import SVMFit, fit_svm, make_fit, solve_lambdas
-from .kernels import Kernel, gaussian_gram, kernel_radius
-from .weights import ClassWeights, bayes_threshold, class_weights_from_costs
+from ..families.svm.criteria import IN_SAMPLE, RESAMPLING, TARGETS, gckl_values, brmisclass_values
+from ..datasets.base import Dataset
+from ..families.svm.fit import SVMFit, fit_svm, make_fit, solve_lambdas
+from ..kernels import Kernel, gaussian_gram, kernel_radius
+from ..weights import ClassWeights, bayes_threshold, class_weights_from_costs
 
 #: display names of result-table columns
 LABELS = {

@@ -16,7 +16,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from .explore import LOG_SCALE, DecisionView, PathView, label
+from .views import LOG_SCALE, DecisionView, PathView, label
 
 #: one colour per criterion, the same in every figure
 COLORS = {
