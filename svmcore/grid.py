@@ -1,130 +1,142 @@
-"""The (λ, σ) sweep: one Gram matrix per σ, every λ of the grid, every criterion, a tidy table.
+"""The generic grid runner: one Gram matrix per σ column, the family fits along λ.
 
-The same function serves the app, the CLI and the benchmarks (DESIGN.md data flow).
+``run_grid(spec, data)`` serves the app, the CLI, studies and benchmarks. It never branches on the
+model family: the family (``svmcore.families``) turns a :class:`~svmcore.families.base.Column`
+into rows. With ``spec.extend_grid`` the grid grows, in its own step, until every criterion's
+pick is strictly inside or a hard limit is reached (``svmcore.spec`` limits).
 """
 from __future__ import annotations
 
-import os
+import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, Sequence
 
 import numpy as np
 import pandas as pd
 
 from ._validation import SVMCoreError
-from .families.svm.criteria import (ALL_CRITERIA, IN_SAMPLE, RESAMPLING, TARGETS, holdout_scores,
-                       in_sample_criteria, inefficiency, target_for)
 from .datasets.base import Dataset
-from .families.svm.fit import choose_solver, make_fit, solve_lambdas
-from .kernels import Kernel, gaussian_gram, kernel_radius, squared_distances
-from .families.svm.resampling import hinge_and_error, kfold_decision_values, loo_decision_values
-from .weights import ClassWeights, class_weights_from_costs
+from .families.base import Column
+from .kernels import gaussian_gram, squared_distances
+from .spec import (LOG2_NLAMBDA_LIMITS, LOG2_SIGMA_LIMITS, MAX_GRID_POINTS, Axis, DataSpec, GridSpec,
+                   RunSpec, clamp_jobs, make_spec)
 
-BASE_COLUMNS = ["log2_sigma", "log2_nlambda", "sigma", "lambda", "n_sv", "train_error"]
-DIAGNOSTIC_COLUMNS = ["solver", "kkt_residual", "fit_error"]
+BASE_COLUMNS = ["log2_sigma", "log2_nlambda", "sigma", "lambda"]
 
 
-def parse_range(text: str, name: str = "range") -> np.ndarray:
-    """"START:STOP:STEP" → grid values; STOP is included when it lies on the grid.
+class Cancelled(Exception):
+    """Raised inside ``run_grid`` when its ``cancel`` callback returns True."""
 
-    A single number "X" gives [X].
+
+# ------------------------------------------------------------------ picks
+@dataclass(frozen=True)
+class Pick:
+    """A criterion's choice on the grid.
+
+    row : index into the table.   ties : how many usable rows share the minimum.
+    edge : "" when strictly inside, else which edge(s) ("left λ", "top σ", …).
+    at_limit : the edge is a hard limit of the spec (the grid cannot grow there).
+    note : e.g. why a global minimum was passed over (SURE's degenerate plateau).
     """
-    try:
-        parts = [float(t) for t in str(text).split(":")]
-    except ValueError:
-        raise SVMCoreError(f"{name} must be START:STOP:STEP with numbers, got {text!r}") from None
-    if len(parts) == 1:
-        return np.array(parts)
-    if len(parts) != 3:
-        raise SVMCoreError(f"{name} must be START:STOP:STEP, got {text!r}")
-    start, stop, step = parts
-    if step <= 0:
-        raise SVMCoreError(f"{name}: STEP must be positive, got {step:g}")
-    if stop < start:
-        raise SVMCoreError(f"{name}: STOP ({stop:g}) is below START ({start:g})")
-    k = int(np.floor((stop - start) / step + 1e-9))
-    if k > 10000:
-        raise SVMCoreError(f"{name} has {k + 1} values; at most 10001 allowed")
-    return np.round(start + step * np.arange(k + 1), 12)
+
+    row: int
+    ties: int
+    edge: str = ""
+    at_limit: bool = False
+    note: str = ""
 
 
+def usable(table: pd.DataFrame, column: str) -> np.ndarray:
+    """Rows that may be picked: finite value, no fit error, not flagged for a large KKT residual."""
+    v = table[column].to_numpy(float)
+    ok = np.isfinite(v)
+    if "fit_error" in table.columns:
+        ok &= table["fit_error"].fillna("").astype(str).to_numpy() == ""
+    if "flagged" in table.columns:
+        ok &= ~table["flagged"].fillna(False).to_numpy(bool)
+    return ok
+
+
+def pick(table: pd.DataFrame, column: str, family=None) -> Pick | None:
+    """The grid point ``column`` chooses: the family's rule when it has one, else the first
+    minimizer in grid order; its ties and whether every tied minimizer sits on an edge."""
+    if family is not None and hasattr(family, "pick_rows"):
+        chosen = family.pick_rows(table, column, usable(table, column))
+    else:
+        chosen = None
+    if chosen is None:
+        ok = usable(table, column)
+        if not ok.any():
+            return None
+        v = table[column].to_numpy(float)
+        best = np.min(v[ok])
+        tied = np.flatnonzero(ok & np.isclose(v, best, rtol=1e-12, atol=0))
+        note = ""
+    else:
+        tied, note = chosen
+        if len(tied) == 0:
+            return None
+    edge, at_limit = _edge_of(table, tied)
+    return Pick(int(tied[0]), len(tied), edge, at_limit, note)
+
+
+def _edge_of(table: pd.DataFrame, rows: np.ndarray) -> tuple[str, bool]:
+    """Edges on which *all* of ``rows`` lie ("" if one of them is strictly inside)."""
+    lam = table["log2_nlambda"].to_numpy(float)
+    sig = table["log2_sigma"].to_numpy(float)
+    lam_lo, lam_hi, sig_lo, sig_hi = lam.min(), lam.max(), sig.min(), sig.max()
+    best = None
+    for r in rows:
+        e = []
+        if lam_hi > lam_lo and lam[r] == lam_lo:
+            e.append("small-λ edge")
+        if lam_hi > lam_lo and lam[r] == lam_hi:
+            e.append("large-λ edge")
+        if sig_hi > sig_lo and sig[r] == sig_lo:
+            e.append("small-σ edge")
+        if sig_hi > sig_lo and sig[r] == sig_hi:
+            e.append("large-σ edge")
+        if not e:
+            return "", False
+        if best is None or len(e) < len(best[0]):
+            best = (e, r)
+    e, r = best
+    limit = {"small-λ edge": lam[r] <= LOG2_NLAMBDA_LIMITS[0],
+             "large-λ edge": lam[r] >= LOG2_NLAMBDA_LIMITS[1],
+             "small-σ edge": sig[r] <= LOG2_SIGMA_LIMITS[0],
+             "large-σ edge": sig[r] >= LOG2_SIGMA_LIMITS[1]}
+    return ", ".join(e), all(limit[x] for x in e)
+
+
+# ------------------------------------------------------------------ result
 @dataclass
-class Grid:
-    """The sweep grid: log2(nλ) values × log2(σ) values (Gaussian kernel)."""
-
-    log2_nlambda: np.ndarray
-    log2_sigma: np.ndarray
-
-    @classmethod
-    def from_ranges(cls, log2_nlambda: str, log2_sigma: str) -> "Grid":
-        return cls(parse_range(log2_nlambda, "log2(nλ)"), parse_range(log2_sigma, "log2(σ)"))
-
-    @classmethod
-    def paper(cls) -> "Grid":
-        """Seed 000's grid: log2(nλ) = −25…0 step 1, log2 σ = −3…3 step 0.5."""
-        return cls(np.arange(-25.0, 0.5, 1.0), np.arange(-3.0, 3.25, 0.5))
-
-    @property
-    def size(self) -> int:
-        return len(self.log2_nlambda) * len(self.log2_sigma)
-
-
-#: largest data sets the sweep accepts: an n×n Gram matrix per σ column in memory; LOO refits every
-#: support vector at every λ
-MAX_ROWS = 5000
-LOO_MAX_ROWS = 1000
-
-
-def row_limit(criteria: Sequence[str] | None) -> tuple[int, str]:
-    """(most rows allowed, what imposes it) for a criteria list — for the CSV loader's message."""
-    if criteria is not None and "loo" in [c.strip().lower() for c in criteria]:
-        return LOO_MAX_ROWS, "exact leave-one-out (LOO)"
-    return MAX_ROWS, "the sweep (one n×n Gram matrix per σ)"
-
-
-def default_criteria(has_truth: bool) -> list[str]:
-    """The in-sample criteria, plus the targets when P(A|x) is known."""
-    return list(IN_SAMPLE) + (list(TARGETS) if has_truth else [])
-
-
-def check_criteria(criteria: Sequence[str] | None, has_truth: bool) -> list[str]:
-    """Validate a criteria list (names of ``ALL_CRITERIA``); targets need a known P(A|x)."""
-    if criteria is None:
-        return default_criteria(has_truth)
-    crit = [c.strip().lower() for c in criteria if c.strip()]
-    unknown = [c for c in crit if c not in ALL_CRITERIA]
-    if unknown:
-        raise SVMCoreError(f"unknown criteria {unknown}; choose from {', '.join(ALL_CRITERIA)}")
-    need_p = [c for c in crit if c in TARGETS]
-    if need_p and not has_truth:
-        raise SVMCoreError(f"{', '.join(need_p)} need the true P(A|x): use a simulation or give a "
-                           "probability column (--p-column)")
-    return list(dict.fromkeys(crit))
-
-
-def criterion_columns(criteria: Sequence[str]) -> list[str]:
-    """Result-table columns of the criteria (cv → cv_hinge, cv_error; loo → loo_hinge, loo_error)."""
-    cols = []
-    for c in criteria:
-        cols.extend(RESAMPLING.get(c, (c,)))
-    return cols
-
-
-@dataclass
-class SweepResult:
-    """A tidy table (one row per grid point) and the settings that made it."""
+class GridResult:
+    """A tidy table (one row per grid point), the spec that made it, and each criterion's pick."""
 
     table: pd.DataFrame
-    criteria: list
-    settings: dict = field(default_factory=dict)
+    spec: RunSpec
     seconds: float = 0.0
+    weights: object = None
+    notes: list = field(default_factory=list)
+
+    @property
+    def family(self):
+        return self.spec.family
+
+    @property
+    def criteria(self) -> list[str]:
+        return list(self.spec.criteria)
 
     @property
     def columns(self) -> list[str]:
-        return criterion_columns(self.criteria) + [c for c in ("test_hinge", "test_error",
-                                                               "test_cost_error")
-                                                   if c in self.table.columns]
+        """Criterion and target columns of the table (no diagnostics)."""
+        fam = self.family
+        cols = [c for c in fam.result_columns(self.spec.criteria) if c not in ("n_sv", "train_error")]
+        extra = [c for c in getattr(fam, "holdout_columns", lambda: ())() if c in self.table.columns]
+        return [c for c in cols + extra if c in self.table.columns and c not in self.non_criteria]
+
+    non_criteria = ("n_sv", "train_error", "iterations", "converged")
 
     def surface(self, column: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(log2_nlambda values, log2_sigma values, Z[σ index, λ index]) for a contour plot."""
@@ -132,152 +144,250 @@ class SweepResult:
                                      aggfunc="first", dropna=False)
         return piv.columns.to_numpy(float), piv.index.to_numpy(float), piv.to_numpy(float)
 
+    def pick(self, column: str) -> Pick | None:
+        return pick(self.table, column, self.family)
+
     def minimizer(self, column: str) -> pd.Series | None:
-        """The grid row minimizing ``column`` (first one on ties; None when all NaN)."""
-        v = self.table[column].to_numpy(float)
-        if not np.isfinite(v).any():
-            return None
-        return self.table.iloc[int(np.nanargmin(np.where(np.isfinite(v), v, np.nan)))]
+        """The table row ``column`` picks (None when no usable value)."""
+        p = self.pick(column)
+        return None if p is None else self.table.iloc[p.row]
+
+    @property
+    def target(self) -> str | None:
+        t = self.family.target_for(self.spec)
+        return t if t in self.table.columns else None
 
     def inefficiencies(self) -> dict:
-        """Each criterion's inefficiency against MISCLASS (BRMISCLASS when nonstandard)."""
-        w = self.settings.get("weights")
-        tgt = target_for(None if w is None else ClassWeights(w["L_pos"], w["L_neg"]))
-        if tgt not in self.table.columns:
+        """{criterion: (value at its pick, min, max over tied picks)}: target there / target's
+        grid minimum (Wahba et al. 2001, §1.8)."""
+        tgt = self.target
+        if tgt is None:
             return {}
-        return {c: inefficiency(self.table, c, tgt)
-                for c in self.columns if c != tgt and c in self.table.columns}
+        return {c: inefficiency(self, c, tgt) for c in self.columns if c != tgt}
 
 
-def _column_rows(X, y, p, upper, weights, sigma, log2_sigma, lams, log2_nl, criteria, xa_rho,
-                 cv_folds, cv_seed, solver, sqdist, X_test, y_test):
-    """All rows of one σ column: Gram matrix once, every λ, every criterion."""
-    n = len(y)
+def inefficiency(result: GridResult, criterion: str, target: str) -> tuple[float, float, float]:
+    """Target at the criterion's pick divided by the target's grid minimum, with the range over
+    tied picks (XA is a count and often ties: the paper's "1.0062–1.0094")."""
+    t = result.table
+    tgt = t[target].to_numpy(float)
+    ok_t = usable(t, target)
+    p = result.pick(criterion)
+    if p is None or not ok_t.any():
+        return (np.nan, np.nan, np.nan)
+    tmin = np.min(tgt[ok_t])
+    crit = t[criterion].to_numpy(float)
+    tied = usable(t, criterion) & np.isclose(crit, crit[p.row], rtol=1e-12, atol=0)
+    vals = tgt[tied] / tmin
+    return (float(tgt[p.row] / tmin), float(np.nanmin(vals)), float(np.nanmax(vals)))
+
+
+# ------------------------------------------------------------------ the runner
+def _check_size(spec: RunSpec, data: Dataset) -> None:
+    if spec.family is None:
+        raise SVMCoreError(f"unknown model {spec.model!r}")
+    spec.family.check(spec, data.n, int(np.sum(data.y > 0)), int(np.sum(data.y < 0)))
+    missing = [c for c in spec.criteria if c in spec.family.targets]
+    if missing and not data.has_truth:
+        raise SVMCoreError(f"{', '.join(missing)} need the true P(A|x): use a simulation or give a "
+                           "probability column (--p-column)")
+
+
+def resolve(spec: RunSpec, data: Dataset) -> RunSpec:
+    """The spec with its criteria filled in from the family's defaults when it names none."""
+    if spec.criteria:
+        return spec
+    return replace(spec, criteria=tuple(spec.family.default_criteria(data.has_truth)))
+
+
+def _columns_task(spec, data, test, weights, sqdist, log2_sigma, log2_nl):
+    sigma = float(2.0 ** log2_sigma)
     K = gaussian_gram(None, sigma=sigma, sqdist=sqdist)
-    K_diag = np.diag(K).copy()
-    R = kernel_radius(K)
-    kernel = Kernel("gaussian", sigma=sigma)
-    t0 = time.perf_counter()
-    sols = solve_lambdas(K, y, upper, lams, solver)
-    insample = [c for c in criteria if c not in RESAMPLING]
-    rows = []
-    for lam, l2, sol in zip(lams, log2_nl, sols):
-        row = {"log2_sigma": log2_sigma, "log2_nlambda": l2, "sigma": sigma, "lambda": lam}
-        if isinstance(sol, Exception):
-            row.update(n_sv=np.nan, train_error=np.nan, solver=solver, kkt_residual=np.nan,
-                       fit_error=f"{type(sol).__name__}: {sol}")
-            rows.append(row)
-            continue
-        fit = make_fit(sol, y, upper, weights, K_diag, R, X, kernel)
-        row.update(n_sv=fit.n_sv, train_error=fit.train_error())
-        try:
-            row.update(in_sample_criteria(fit, insample, p, xa_rho))
-            if X_test is not None:
-                row.update(holdout_scores(fit, X_test, y_test))
-            row.update(solver=fit.solver, kkt_residual=fit.kkt_residual, fit_error="")
-        except Exception as exc:
-            row.update(solver=fit.solver, kkt_residual=fit.kkt_residual,
-                       fit_error=f"{type(exc).__name__}: {exc}")
-        rows.append(row)
-    if "cv" in criteria:
-        F = kfold_decision_values(K, y, upper, lams, cv_folds, cv_seed, solver)
-        h, e = hinge_and_error(F, y, upper)
-        for row, hk, ek in zip(rows, h, e):
-            row.update(cv_hinge=hk, cv_error=ek)
-    if "loo" in criteria:
-        F = loo_decision_values(K, y, upper, lams, sols, solver)
-        h, e = hinge_and_error(F, y, upper)
-        for row, hk, ek in zip(rows, h, e):
-            row.update(loo_hinge=hk, loo_error=ek)
-    for row in rows:
-        row["seconds"] = (time.perf_counter() - t0) / len(rows)
-    return rows
+    l2 = np.asarray(log2_nl, float)
+    col = Column(data, test, K, sigma, float(log2_sigma), l2, 2.0 ** l2 / data.n, weights, spec)
+    return spec.family.column(col)
 
 
-def auto_jobs(n: int, n_columns: int, criteria: Sequence[str] = ()) -> int:
-    """Workers for the σ columns: all cores (at most one per column) when the columns are heavy
-    enough to repay starting worker processes (a few seconds in a fresh process): n ≥ 300, or
-    leave-one-out refits from n ≥ 100; else 1.
-
-    Measured on the 2-core machine (bench/path_vs_pointwise.py, paper grid): n = 200 takes
-    ~0.8 s in one process; n = 500 takes ~3 s in one process and ~2 s on two workers.
-    """
-    cores = os.cpu_count() or 1
-    heavy = n >= 300 or ("loo" in criteria and n >= 100)
-    return max(1, min(cores, n_columns)) if heavy else 1
-
-
-def sweep(data: Dataset, grid: Grid, weights: ClassWeights | None = None,
-          criteria: Sequence[str] | None = None, *, xa_rho: float = 2.0, cv_folds: int = 5,
-          cv_seed: int = 0, solver: str = "auto", n_jobs: int | None = 1,
-          progress: Callable[[int, int], None] | None = None,
-          test: Dataset | None = None) -> SweepResult:
-    """Fit the weighted SVM over the grid and compute every requested criterion (SPEC §2–5).
-
-    Parameters
-    ----------
-    data : Dataset.  grid : Grid of log2(nλ) × log2(σ).  weights : ClassWeights (default L ≡ 1
-    with π_A the sample proportion).  criteria : names from ``ALL_CRITERIA`` (default: in-sample
-    ones plus targets when P(A|x) is known).  xa_rho : XA's ρ.  cv_folds, cv_seed : k-fold CV.
-    solver : "auto", "path", "cvxopt" or "libsvm".  n_jobs : σ columns computed in parallel
-    (joblib); None or 0: ``auto_jobs``.  progress : called as progress(columns_done,
-    columns_total).  test : a held-out set
-    for test_hinge / test_error / test_cost_error.
-
-    Returns
-    -------
-    SweepResult, one table row per grid point; a failed fit fills its row's ``fit_error``.
-    """
-    t0 = time.perf_counter()
-    weights = weights or class_weights_from_costs(data.y)
-    criteria = check_criteria(criteria, data.has_truth)
-    limit, what = row_limit(criteria)
-    if data.n > limit:
-        raise SVMCoreError(f"{what} is limited to {limit} rows; this data set has {data.n}")
-    if "cv" in criteria and not (2 <= cv_folds <= min(np.sum(data.y > 0), np.sum(data.y < 0))):
-        raise SVMCoreError(f"cv_folds must be between 2 and the size of the smaller class, got {cv_folds}")
-    solver = choose_solver(solver, data.n)
-    y, n = data.y, data.n
-    upper = weights.upper_bounds(y)
-    log2_nl = np.asarray(grid.log2_nlambda, float)
-    lams = list(2.0 ** log2_nl / n)
-    sqdist = squared_distances(data.X)
-    X_test = y_test = None
-    if test is not None:
-        X_test, y_test = test.X, test.y
-    jobs = [(float(2.0 ** ls), float(ls)) for ls in grid.log2_sigma]
-    args = (data.X, y, data.p, upper, weights)
-    rest = (lams, log2_nl, criteria, xa_rho, cv_folds, cv_seed, solver, sqdist, X_test, y_test)
-    rows_by_sigma = {}
-    total = len(jobs)
-    if not n_jobs:
-        n_jobs = auto_jobs(n, total, criteria)
-    if progress:
-        progress(0, total)
-    if n_jobs == 1 or total == 1:
-        for k, (sigma, ls) in enumerate(jobs):
-            rows_by_sigma[ls] = _column_rows(*args, sigma, ls, *rest)
+def _run_columns(spec, data, test, weights, sqdist, tasks, n_jobs, progress, cancel, done0, total):
+    """Rows of each (log2_sigma, log2_nlambda values) task, in task order."""
+    out: dict[int, list] = {}
+    jobs = clamp_jobs(n_jobs, len(tasks)) if n_jobs != 1 else 1
+    if jobs == 1:
+        for k, (ls, l2) in enumerate(tasks):
+            if cancel is not None and cancel():
+                raise Cancelled()
+            out[k] = _columns_task(spec, data, test, weights, sqdist, ls, l2)
             if progress:
-                progress(k + 1, total)
+                progress(done0 + k + 1, total)
     else:
         from joblib import Parallel, delayed
 
-        par = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
-        gen = par(delayed(lambda s, l: (l, _column_rows(*args, s, l, *rest)))(s, l) for s, l in jobs)
-        for k, (ls, rows) in enumerate(gen):
-            rows_by_sigma[ls] = rows
+        par = Parallel(n_jobs=jobs, return_as="generator_unordered")
+        gen = par(delayed(_indexed)(k, spec, data, test, weights, sqdist, ls, l2)
+                  for k, (ls, l2) in enumerate(tasks))
+        for i, (k, rows) in enumerate(gen):
+            out[k] = rows
             if progress:
-                progress(k + 1, total)
-    rows = [r for _, ls in jobs for r in rows_by_sigma[ls]]
+                progress(done0 + i + 1, total)
+            if cancel is not None and cancel():
+                raise Cancelled()
+    return [r for k in range(len(tasks)) for r in out[k]]
+
+
+def _indexed(k, *args):
+    return k, _columns_task(*args)
+
+
+def auto_jobs(n: int, n_columns: int, criteria: Sequence[str] = ()) -> int:
+    """Workers for the σ columns: all cores (one per column at most) when the columns are heavy
+    enough to repay starting worker processes, n ≥ 300 or leave-one-out refits from n ≥ 100.
+
+    Measured on a 2-core machine (bench/path_vs_pointwise.py, paper grid): n = 200 takes ~0.8 s
+    in one process; n = 500 takes ~3 s in one process and ~2 s on two workers.
+    """
+    heavy = n >= 300 or ("loo" in criteria and n >= 100)
+    return clamp_jobs(0, n_columns) if heavy else 1
+
+
+def run_grid(spec: RunSpec, data: Dataset, test: Dataset | None = None, *,
+             progress: Callable[[int, int], None] | None = None,
+             cancel: Callable[[], bool] | None = None, n_jobs: int | None = 0) -> GridResult:
+    """Fit the spec's model family over its grid and compute every requested criterion.
+
+    Parameters
+    ----------
+    spec : a validated RunSpec (``make_spec``); empty criteria mean the family's defaults.
+    data, test : the training Dataset and an optional held-out one.
+    progress : called as progress(columns_done, columns_total) after each σ column.
+    cancel : polled between columns; when it returns True, :class:`Cancelled` is raised.
+    n_jobs : worker processes for the σ columns (0 or None: ``auto_jobs``; clamped to the cores).
+
+    Returns
+    -------
+    GridResult, one row per grid point; a failed fit fills its row's ``fit_error``.
+    """
+    t0 = time.perf_counter()
+    spec = resolve(spec, data)
+    _check_size(spec, data)
+    weights = spec.weights(data.y)
+    sqdist = squared_distances(data.X)
+    lam_ax, sig_ax = spec.grid.log2_nlambda, spec.grid.log2_sigma
+    if not n_jobs:
+        n_jobs = auto_jobs(data.n, sig_ax.count, spec.criteria)
+    tasks = [(float(ls), lam_ax.values()) for ls in sig_ax.values()]
+    rows = _run_columns(spec, data, test, weights, sqdist, tasks, n_jobs, progress, cancel, 0,
+                        len(tasks))
+    notes: list[str] = []
+    if spec.extend_grid:
+        rows, spec = _extend(spec, data, test, weights, sqdist, rows, n_jobs, progress, cancel, notes)
+    table = _tidy(rows, spec)
+    res = GridResult(table, spec, time.perf_counter() - t0, weights, notes)
+    notes.extend(edge_warnings(res))
+    return res
+
+
+def _tidy(rows: list[dict], spec: RunSpec) -> pd.DataFrame:
+    fam = spec.family
     table = pd.DataFrame(rows)
-    cols = BASE_COLUMNS + criterion_columns(criteria)
-    extra = [c for c in ("test_hinge", "test_error", "test_cost_error") if c in table.columns]
+    crit = fam.result_columns(spec.criteria)
+    extra = [c for c in getattr(fam, "holdout_columns", lambda: ())() if c in table.columns]
+    diag = fam.diagnostic_columns()
+    cols = BASE_COLUMNS + crit + extra + diag + ["seconds"]
     for c in cols:
         if c not in table.columns:
             table[c] = np.nan
-    table = table[cols + extra + DIAGNOSTIC_COLUMNS + ["seconds"]]
-    settings = {"dataset": data.name, "n": n, "weights": weights.as_dict(), "criteria": criteria,
-                "xa_rho": xa_rho, "cv_folds": cv_folds, "cv_seed": cv_seed, "solver": solver,
-                "log2_nlambda": list(map(float, log2_nl)),
-                "log2_sigma": list(map(float, grid.log2_sigma))}
-    return SweepResult(table, criteria, settings, time.perf_counter() - t0)
+    table = table.sort_values(["log2_sigma", "log2_nlambda"], kind="stable").reset_index(drop=True)
+    return table[cols + [c for c in table.columns if c not in cols]]
+
+
+def edge_warnings(res: GridResult) -> list[str]:
+    """One line per criterion whose pick sits on an edge of the grid."""
+    out = []
+    exempt = getattr(res.family, "edge_exempt", ())
+    for c in res.columns:
+        if c in exempt:
+            continue
+        p = res.pick(c)
+        if p is not None and p.edge:
+            where = "at the hard limit" if p.at_limit else "on the grid's edge"
+            out.append(f"{c}: its minimizer is {where} ({p.edge}); the true minimizer may lie beyond")
+    return out
+
+
+def _extend(spec, data, test, weights, sqdist, rows, n_jobs, progress, cancel, notes):
+    """Grow the axes in their own step until no pick is on an edge that can still move."""
+    exempt = set(getattr(spec.family, "edge_exempt", ()))
+    for _ in range(200):
+        res = GridResult(_tidy(rows, spec), spec, 0.0, weights)
+        edges = set()
+        for c in res.columns:
+            p = res.pick(c)
+            if c in exempt or p is None or not p.edge:
+                continue
+            edges.update(e.strip() for e in p.edge.split(","))
+        grown = _grown_grid(spec.grid, edges)
+        if grown is None:
+            return rows, spec
+        if grown.size > MAX_GRID_POINTS:
+            notes.append(f"the grid stopped growing at {spec.grid.size} points (cap {MAX_GRID_POINTS})")
+            return rows, spec
+        rows = rows + _new_points(spec, grown, data, test, weights, sqdist, n_jobs, progress, cancel)
+        spec = spec.with_grid(grown)
+    return rows, spec
+
+
+def _grown_grid(grid: GridSpec, edges: set) -> GridSpec | None:
+    lam, sig = grid.log2_nlambda, grid.log2_sigma
+
+    def grow(ax: Axis, lo: bool, hi: bool, limits, default_step: float) -> Axis:
+        step = ax.step or default_step
+        k = max(2, math.ceil(ax.count / 4))
+        start = max(limits[0], ax.start - k * step) if lo else ax.start
+        if lo and start > limits[0]:  # stay on the grid's own lattice
+            start = ax.start - math.floor((ax.start - start) / step + 1e-9) * step
+        elif lo:
+            start = ax.start - math.floor((ax.start - limits[0]) / step + 1e-9) * step
+        stop = min(limits[1], ax.stop + k * step) if hi else ax.stop
+        if hi:
+            stop = ax.stop + math.floor((stop - ax.stop) / step + 1e-9) * step
+        return Axis(round(start, 12), round(stop, 12), step)
+
+    new_lam = grow(lam, "small-λ edge" in edges and lam.start > LOG2_NLAMBDA_LIMITS[0],
+                   "large-λ edge" in edges and lam.stop < LOG2_NLAMBDA_LIMITS[1],
+                   LOG2_NLAMBDA_LIMITS, 1.0)
+    new_sig = grow(sig, "small-σ edge" in edges and sig.start > LOG2_SIGMA_LIMITS[0],
+                   "large-σ edge" in edges and sig.stop < LOG2_SIGMA_LIMITS[1],
+                   LOG2_SIGMA_LIMITS, 0.5)
+    if new_lam == lam and new_sig == sig:
+        return None
+    return GridSpec(new_lam, new_sig)
+
+
+def _new_points(spec, grown, data, test, weights, sqdist, n_jobs, progress, cancel):
+    """Rows of the grid points in ``grown`` that ``spec.grid`` lacks (new λ in old columns,
+    whole new σ columns)."""
+    old_l, old_s = set(spec.grid.log2_nlambda.values()), set(spec.grid.log2_sigma.values())
+    all_l = grown.log2_nlambda.values()
+    new_l = np.array([v for v in all_l if v not in old_l])
+    tasks = []
+    for ls in grown.log2_sigma.values():
+        if ls in old_s:
+            if len(new_l):
+                tasks.append((float(ls), new_l))
+        else:
+            tasks.append((float(ls), all_l))
+    return _run_columns(spec.with_grid(grown), data, test, weights, sqdist, tasks, n_jobs, progress,
+                        cancel, 0, len(tasks))
+
+
+# ------------------------------------------------------------------ convenience
+def sweep(data: Dataset, grid: GridSpec | None = None, *, model: str = "svm",
+          test: Dataset | None = None, progress=None, cancel=None, n_jobs: int | None = 1,
+          **settings) -> GridResult:
+    """``run_grid`` for a Dataset already in hand: ``settings`` are RunSpec fields
+    (cost_a, cost_b, prior_a, criteria, xa_rho, cv_folds, solver, extend_grid, options …)."""
+    grid = grid or GridSpec.paper()
+    settings.setdefault("data", DataSpec(source="inline", name=data.name))
+    spec = make_spec(model, log2_nlambda=grid.log2_nlambda, log2_sigma=grid.log2_sigma,
+                     **settings)
+    return run_grid(spec, data, test, progress=progress, cancel=cancel, n_jobs=n_jobs)

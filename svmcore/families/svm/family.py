@@ -1,0 +1,122 @@
+"""The weighted SVM as a model family (Wahba, Lin, Lee & Zhang 2001; Solo's SURE).
+
+One σ column: the dual is solved at every λ of the column (the exact λ-path by default), then
+every in-sample criterion is a plain function of each fit (``criteria.py``) and the resampling
+criteria refit along λ (``resampling.py``). See ``docs/svm.md``.
+"""
+from __future__ import annotations
+
+import time
+from typing import Sequence
+
+import numpy as np
+
+from ..._validation import SVMCoreError
+from ...kernels import Kernel, kernel_radius
+from ...spec import LOO_MAX_ROWS, MAX_ROWS
+from .criteria import (ALL_CRITERIA, IN_SAMPLE, RESAMPLING, TARGETS, holdout_scores,
+                       in_sample_criteria)
+from .fit import SVMFit, choose_solver, fit_svm, make_fit, solve_lambdas
+from .resampling import hinge_and_error, kfold_decision_values, loo_decision_values
+
+HOLDOUT_COLUMNS = ("test_hinge", "test_error", "test_cost_error")
+
+
+class SVMFamily:
+    """Weighted SVM, f = b + h minimising (1/n) Σ L(y_i)(1 − y_i f_i)_+ + λ‖h‖² (eq 1.25)."""
+
+    name = "svm"
+    title = "Support vector machine (hinge loss)"
+    criteria = ALL_CRITERIA
+    targets = TARGETS
+    option_constraints: dict = {}
+    #: KKT residual above which a fit is flagged and left out of minimizer selection
+    kkt_flag = 1e-6
+
+    def default_criteria(self, has_truth: bool) -> tuple[str, ...]:
+        return IN_SAMPLE + (TARGETS if has_truth else ())
+
+    def result_columns(self, criteria: Sequence[str]) -> list[str]:
+        cols = ["n_sv", "train_error"]
+        for c in criteria:
+            cols.extend(RESAMPLING.get(c, (c,)))
+        return cols
+
+    def diagnostic_columns(self) -> list[str]:
+        return ["solver", "kkt_residual", "fit_error"]
+
+    def holdout_columns(self) -> tuple[str, ...]:
+        return HOLDOUT_COLUMNS
+
+    def target_for(self, spec) -> str | None:
+        """MISCLASS, or BRMISCLASS in the nonstandard case (Wahba et al. 2001, §1.8)."""
+        return "misclass" if spec.is_standard else "brmisclass"
+
+    def check(self, spec, n: int, n_pos: int, n_neg: int) -> None:
+        limit, what = (LOO_MAX_ROWS, "exact leave-one-out (LOO)") if "loo" in spec.criteria \
+            else (MAX_ROWS, "the sweep (one n×n Gram matrix per σ)")
+        if n > limit:
+            raise SVMCoreError(f"{what} is limited to {limit} rows; this data set has {n}")
+        if "cv" in spec.criteria and not (2 <= spec.cv_folds <= min(n_pos, n_neg)):
+            raise SVMCoreError(f"cv_folds must be between 2 and the size of the smaller class "
+                               f"({min(n_pos, n_neg)}), got {spec.cv_folds}")
+
+    def column(self, col) -> list[dict]:
+        """All rows of one σ column: every λ, every criterion (one Gram matrix)."""
+        spec, data = col.spec, col.data
+        y, K = data.y, col.K
+        upper = col.weights.upper_bounds(y)
+        solver = choose_solver(spec.solver, data.n)
+        K_diag, R = np.diag(K).copy(), kernel_radius(K)
+        kernel = Kernel("gaussian", sigma=col.sigma)
+        t0 = time.perf_counter()
+        lams = list(col.lambdas)
+        sols = solve_lambdas(K, y, upper, lams, solver)
+        insample = [c for c in spec.criteria if c not in RESAMPLING]
+        rows = []
+        for k, sol in enumerate(sols):
+            row = col.base_row(k)
+            if isinstance(sol, Exception):
+                row.update(n_sv=np.nan, train_error=np.nan, solver=solver, kkt_residual=np.nan,
+                           fit_error=f"{type(sol).__name__}: {sol}")
+                rows.append(row)
+                continue
+            fit = make_fit(sol, y, upper, col.weights, K_diag, R, data.X, kernel)
+            row.update(n_sv=fit.n_sv, train_error=fit.train_error(), solver=fit.solver,
+                       kkt_residual=fit.kkt_residual, fit_error="")
+            try:
+                row.update(in_sample_criteria(fit, insample, data.p, spec.xa_rho))
+                if col.test is not None:
+                    row.update(holdout_scores(fit, col.test.X, col.test.y))
+            except Exception as exc:  # one bad point must not stop the column
+                row["fit_error"] = f"{type(exc).__name__}: {exc}"
+            rows.append(row)
+        self._resampling(col, rows, sols, upper, solver)
+        for row in rows:
+            row["seconds"] = (time.perf_counter() - t0) / len(rows)
+        return rows
+
+    @staticmethod
+    def _resampling(col, rows, sols, upper, solver) -> None:
+        spec, y, lams = col.spec, col.data.y, list(col.lambdas)
+        if "cv" in spec.criteria:
+            F = kfold_decision_values(col.K, y, upper, lams, spec.cv_folds, spec.cv_seed, solver)
+            for row, h, e in zip(rows, *hinge_and_error(F, y, upper)):
+                row.update(cv_hinge=h, cv_error=e)
+        if "loo" in spec.criteria:
+            F = loo_decision_values(col.K, y, upper, lams, sols, solver)
+            for row, h, e in zip(rows, *hinge_and_error(F, y, upper)):
+                row.update(loo_hinge=h, loo_error=e)
+
+    def fit_at(self, spec, data, log2_nlambda: float, log2_sigma: float) -> SVMFit:
+        """The SVM at one grid point; the pointwise QP, else the automatic solver."""
+        lam = 2.0 ** float(log2_nlambda) / data.n
+        kernel = Kernel("gaussian", sigma=2.0 ** float(log2_sigma))
+        weights = spec.weights(data.y)
+        try:
+            return fit_svm(data.X, data.y, lam, kernel, weights, solver="cvxopt")
+        except Exception:
+            return fit_svm(data.X, data.y, lam, kernel, weights, solver="auto")
+
+
+FAMILY = SVMFamily()
