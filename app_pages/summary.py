@@ -15,8 +15,7 @@ tbl = explore.summary_table(result).drop(columns=["column"])
 fmt = {c: "{:.4f}" for c in tbl.columns if tbl[c].dtype.kind == "f" and c not in ("log2(nλ)", "log2 σ")}
 fmt.update({"log2(nλ)": "{:g}", "log2 σ": "{:g}"})
 st.dataframe(tbl.style.format(fmt, na_rep="—"), hide_index=True, width="stretch")
-w = result.settings["weights"]
-target = "MISCLASS" if abs(w["L_pos"] - 1) < 1e-9 and abs(w["L_neg"] - 1) < 1e-9 else "BRMISCLASS"
+target = "MISCLASS" if result.weights.is_standard else "BRMISCLASS"
 if "misclass" in result.table.columns:
     st.markdown(
         f"**Inefficiency** (seed 000 §1.8) = {target} at the criterion's choice ÷ the grid minimum of "

@@ -13,11 +13,12 @@ from pathlib import Path
 
 import numpy as np
 
-from svmcore.families.svm.criteria import ALL_CRITERIA, IN_SAMPLE, TARGETS
+from svmcore._validation import SVMCoreError
 from svmcore.datasets.base import Dataset
+from svmcore.datasets.load import stratified_subsample, train_test_split
 from svmcore.datasets.simulations import SIMULATIONS, make_simulation
-from svmcore.viz.views import stratified_subsample, train_test_split
-from svmcore.grid import Grid, parse_range
+from svmcore.families.svm.criteria import ALL_CRITERIA, IN_SAMPLE, TARGETS
+from svmcore.spec import DataSpec, GridSpec, RunSpec, make_spec
 from svmcore.weights import class_weights_from_costs
 
 try:  # written in parallel by another engineer: keep the app working without it
@@ -43,9 +44,9 @@ SOLVERS = ("auto", "path", "cvxopt", "libsvm")
 DEFAULTS = {
     "source": "simulation", "dataset": "wahba2d", "n": 200, "seed": 0,
     "cost_a": 1.0, "cost_b": 1.0, "prior_a": None,
-    "lam": "-24:0:2", "sig": "-3:3:1",
+    "lam": "-20:8:2", "sig": "-3:3:1", "extend": True,
     "criteria": ["obs", "gacv", "xa", "brxa", "sure", "gckl", "misclass", "brmisclass"],
-    "rho": 2, "folds": 5, "test_frac": 0.3, "n_max": 300, "solver": "auto",
+    "rho": 2, "folds": 5, "test_frac": 0.3, "n_max": 2000, "solver": "auto",
     # uploaded CSV only
     "label": None, "positive": None, "p_column": None, "features": None, "standardize": True,
 }
@@ -55,7 +56,9 @@ SIM_N = {"wahba2d": 200, "lin1d": 257, "solo_xor": 200, "zhang_additive": 200,
          "zhang_interaction": 200, "navia_a": 200, "navia_b": 200, "twonorm": 200,
          "ringnorm": 200, "waveform": 200}
 
-PAPER_GRID = {"lam": "-25:0:1", "sig": "-3:3:0.5"}
+#: the paper's σ range and λ step, with log2(nλ) up to 8 so that GACV's and XA's minimizers are
+#: inside (they sit right of 0 on wahba2d)
+PAPER_GRID = {"lam": "-25:8:1", "sig": "-3:3:0.5"}
 
 PRESETS = {
     "Figure 1.4 (left): standard case, wahba2d": {
@@ -121,6 +124,8 @@ def clean(settings: dict) -> dict:
     s["criteria"] = [c for c in s["criteria"] if c in ALL_CRITERIA]
     if isinstance(s["features"], str):
         s["features"] = [c for c in s["features"].split(",") if c] or None
+    if isinstance(s["extend"], str):
+        s["extend"] = s["extend"].lower() in ("1", "true", "yes")
     if isinstance(s["standardize"], str):
         s["standardize"] = s["standardize"].lower() in ("1", "true", "yes")
     for k in ("label", "positive", "p_column"):
@@ -131,7 +136,7 @@ def clean(settings: dict) -> dict:
 
 # ------------------------------------------------------------------ query string
 _QP_KEYS = ("source", "dataset", "n", "seed", "cost_a", "cost_b", "prior_a", "lam", "sig",
-            "criteria", "rho", "folds", "test_frac", "n_max", "solver")
+            "criteria", "rho", "folds", "test_frac", "n_max", "solver", "extend")
 
 
 def to_query(settings: dict, selected: tuple | None = None, features: tuple | None = None) -> dict:
@@ -170,16 +175,24 @@ def from_query(params: dict) -> tuple[dict | None, tuple | None, tuple | None]:
         return None, sel, feat
     try:
         s = clean({k: params[k] for k in _QP_KEYS if k in params})
-        parse_range(s["lam"]), parse_range(s["sig"])
-    except Exception:
+        spec_for(s)
+    except (SVMCoreError, ValueError, TypeError, OverflowError):
         return None, sel, feat
     return s, sel, feat
 
 
-def settings_key(settings: dict, data_fingerprint: str = "") -> str:
-    """A stable hash of the settings that change the sweep's result."""
-    blob = json.dumps(settings, sort_keys=True, default=str) + data_fingerprint
-    return hashlib.sha1(blob.encode()).hexdigest()[:16]
+def query_problem(params: dict) -> str:
+    """Why a link's settings were rejected ("" when they are fine or absent): the validator's
+    own message, shown once above the defaults."""
+    params = {k: (v[-1] if isinstance(v, list) else v) for k, v in dict(params).items()}
+    if not any(k in params for k in _QP_KEYS):
+        return ""
+    try:
+        spec_for(clean({k: params[k] for k in _QP_KEYS if k in params}))
+    except (SVMCoreError, ValueError, TypeError, OverflowError) as exc:
+        return str(exc)
+    return ""
+
 
 
 # ------------------------------------------------------------------ data
@@ -252,19 +265,44 @@ def weights_for(s: dict, y):
     return class_weights_from_costs(y, s["cost_a"], s["cost_b"], s["prior_a"])
 
 
-def grid_for(s: dict) -> Grid:
-    return Grid.from_ranges(s["lam"], s["sig"])
+def grid_for(s: dict) -> GridSpec:
+    return GridSpec.parse(s["lam"], s["sig"])
 
 
-def run(s: dict, loaded: Loaded, progress=None, n_jobs: int | None = None):
-    """Run the sweep the settings describe on loaded data (``svmcore.grid.sweep``; σ columns in
-    parallel when that pays, ``svmcore.grid.auto_jobs``)."""
-    from svmcore.grid import sweep
+def data_spec_for(s: dict, fingerprint: str = "") -> DataSpec:
+    """The DataSpec of the sidebar settings (an upload is identified by its bytes' hash)."""
+    src = {"simulation": "simulation", "bundled": "bundled"}.get(s["source"], "csv")
+    real = src != "simulation"
+    return DataSpec(src, s["dataset"] if src != "csv" else "uploaded",
+                    n=int(s["n"]) if src == "simulation" else None, seed=int(s["seed"]),
+                    label=s.get("label") if src == "csv" else None,
+                    positive=s.get("positive") if src == "csv" else None,
+                    p_column=s.get("p_column") if src == "csv" else None,
+                    features=tuple(s["features"]) if src == "csv" and s.get("features") else None,
+                    standardize=bool(s.get("standardize", True)),
+                    test_fraction=float(s["test_frac"]) if real else 0.0, split_seed=int(s["seed"]),
+                    n_max=int(s["n_max"]) if real and s.get("n_max") else None,
+                    fingerprint=fingerprint)
 
-    train = loaded.train
-    return sweep(train, grid_for(s), weights_for(s, train.y), criteria_for(s, train.has_truth),
-                 xa_rho=float(s["rho"]), cv_folds=int(s["folds"]), cv_seed=int(s["seed"]),
-                 solver=s.get("solver", "auto"), n_jobs=n_jobs, progress=progress, test=loaded.test)
+
+def spec_for(s: dict, has_truth: bool | None = None, fingerprint: str = "") -> RunSpec:
+    """The validated RunSpec of the settings: the one validator the CLI uses too."""
+    crit = s["criteria"] if has_truth is None else criteria_for(s, has_truth)
+    return make_spec("svm", data=data_spec_for(s, fingerprint), log2_nlambda=s["lam"],
+                     log2_sigma=s["sig"], criteria=list(crit), cost_a=float(s["cost_a"]),
+                     cost_b=float(s["cost_b"]), prior_a=s["prior_a"], xa_rho=float(s["rho"]),
+                     cv_folds=int(s["folds"]), cv_seed=int(s["seed"]),
+                     solver=s.get("solver", "auto"), extend_grid=bool(s.get("extend", True)))
+
+
+def run(s: dict, loaded: Loaded, progress=None, n_jobs: int | None = None, cancel=None):
+    """Run the sweep the settings describe on loaded data (``svmcore.grid.run_grid``; σ columns
+    in parallel when that pays)."""
+    from svmcore.grid import run_grid
+
+    spec = spec_for(s, loaded.train.has_truth)
+    return run_grid(spec, loaded.train, loaded.test, progress=progress, cancel=cancel,
+                    n_jobs=n_jobs)
 
 
 def affordable_loo(n: int, grid_size: int, seconds_per_fit: float | None = None,

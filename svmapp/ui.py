@@ -17,7 +17,7 @@ import streamlit as st
 
 from svmapp import settings as S
 from svmcore.datasets.simulations import SIMULATIONS
-from svmcore.grid import parse_range
+from svmcore.spec import GridSpec
 
 SS = st.session_state
 SINGLE_FIT_CRITERIA = ["obs", "gacv", "xa", "brxa", "sure", "gckl", "misclass", "brmisclass"]
@@ -245,7 +245,7 @@ def _fmt_s(t: float) -> str:
 
 def _grid_size_and_n() -> tuple[int, int]:
     try:
-        size = len(parse_range(SS.w_lam)) * len(parse_range(SS.w_sig))
+        size = GridSpec.parse(SS.w_lam, SS.w_sig).size
     except Exception as exc:
         st.error(str(exc))
         size = 0
@@ -277,7 +277,7 @@ def _weights_caption() -> None:
         st.latex(r"\small L(+1)=\frac{C_B\,\pi_A}{\pi_A^s}")
         st.latex(r"\small L(-1)=\frac{C_A\,\pi_B}{\pi_B^s}")
         return
-    w = res[0].settings["weights"]
+    w = res[0].weights.as_dict()
     st.latex(r"\small\begin{aligned}L(+1)&=\frac{C_B\,\pi_A}{\pi_A^s}\\&=\frac{%g\cdot %.3g}{%.3g}"
              r"=\mathbf{%.3g}\end{aligned}" % (w["cost_b"], w["prior_a"], w["sample_prior_a"], w["L_pos"]))
     st.latex(r"\small\begin{aligned}L(-1)&=\frac{C_A\,\pi_B}{\pi_B^s}\\&=\frac{%g\cdot %.3g}{%.3g}"
@@ -369,7 +369,12 @@ def run_if_requested(force_default: bool = False) -> None:
         st.error(SS.run_error + (" — the previous results are kept." if current() else ""))
         return
     fp = SS.get("upload_fp", "") if s["source"] == "upload" else ""
-    key = S.settings_key(s, fp)
+    try:
+        key = S.spec_for(s, loaded.train.has_truth, fp).key(S.code_fingerprint())
+    except Exception as exc:
+        SS.run_error = f"Settings problem: {exc}"
+        st.error(SS.run_error + (" — the previous results are kept." if current() else ""))
+        return
     if _store_get(key) is None and s["source"] != "upload":
         cached = S.disk_get(key)            # a finished sweep from an earlier server run
         if cached is not None:
@@ -457,9 +462,9 @@ def snap_to_grid(pt):
     res = current()
     if res is None or pt is None:
         return pt
-    s = res[0].settings
-    a = np.asarray(s["log2_nlambda"], float)
-    b = np.asarray(s["log2_sigma"], float)
+    t = res[0].table
+    a = np.unique(t["log2_nlambda"].to_numpy(float))
+    b = np.unique(t["log2_sigma"].to_numpy(float))
     return (float(a[np.argmin(np.abs(a - pt[0]))]), float(b[np.argmin(np.abs(b - pt[1]))]))
 
 
@@ -482,7 +487,7 @@ def downloads(result, figures: dict, prefix: str = "svm") -> None:
     cols[0].download_button("Results CSV", data=lambda: result.table.to_csv(index=False),
                             file_name=f"{prefix}_sweep.csv", mime="text/csv", on_click="ignore",
                             key=f"dl_csv_{prefix}")
-    settings = {"app_settings": SS.get("applied"), "sweep_settings": result.settings,
+    settings = {"app_settings": SS.get("applied"), "run_spec": result.spec.to_dict(),
                 "selected": SS.get("selected"), "link_query": S.to_query(SS.applied, SS.get("selected"))}
     cols[1].download_button("Settings JSON", data=lambda: json.dumps(S.jsonable(settings), indent=2),
                             file_name=f"{prefix}_settings.json", mime="application/json",
@@ -500,8 +505,11 @@ def settings_badge() -> None:
     if res is None:
         return
     result, loaded = res
-    w = result.settings["weights"]
-    kind = "standard" if np.isclose(w["L_pos"], 1) and np.isclose(w["L_neg"], 1) else "nonstandard"
-    st.caption(f"**{loaded.note}** · {kind} case, L(+1) = {w['L_pos']:.3g}, L(−1) = {w['L_neg']:.3g} · "
-               f"grid {len(result.settings['log2_nlambda'])} × {len(result.settings['log2_sigma'])} · "
-               f"solver {result.settings['solver']} · {result.seconds:.1f} s")
+    w = result.weights
+    kind = "standard" if w.is_standard else "nonstandard"
+    g = result.spec.grid
+    st.caption(f"**{loaded.note}** · {kind} case, L(+1) = {w.L_pos:.3g}, L(−1) = {w.L_neg:.3g} · "
+               f"grid log2(nλ) {g.log2_nlambda.text} × log2 σ {g.log2_sigma.text} · "
+               f"solver {result.spec.solver} · {result.seconds:.1f} s")
+    for note in result.notes:
+        st.warning(note, icon=":material/warning:")

@@ -16,11 +16,11 @@ from svmapp import settings as S
 
 def warm(s: dict) -> float:
     s = S.clean(s)
-    key = S.settings_key(s)
+    loaded = S.load_data(s)
+    key = S.spec_for(s, loaded.train.has_truth).key(S.code_fingerprint())
     if S.disk_get(key) is not None:
         return 0.0
     t0 = time.perf_counter()
-    loaded = S.load_data(s)
     S.disk_put(key, S.run(s, loaded))
     return time.perf_counter() - t0
 

@@ -48,7 +48,8 @@ class Pick:
 
 
 def usable(table: pd.DataFrame, column: str) -> np.ndarray:
-    """Rows that may be picked: finite value, no fit error, not flagged for a large KKT residual."""
+    """Rows that may be picked: finite value, no fit error, not flagged (e.g. a KKT residual above
+    the family's tolerance)."""
     v = table[column].to_numpy(float)
     ok = np.isfinite(v)
     if "fit_error" in table.columns:
@@ -146,6 +147,15 @@ class GridResult:
 
     def pick(self, column: str) -> Pick | None:
         return pick(self.table, column, self.family)
+
+    def flagged_note(self) -> str:
+        """One line naming how many fits were flagged and left out of every pick, or ""."""
+        k = int(self.table["flagged"].sum()) if "flagged" in self.table.columns else 0
+        if not k:
+            return ""
+        tol = getattr(self.family, "kkt_flag", None)
+        why = f" (KKT residual above {tol:g})" if tol else ""
+        return f"{k} of {len(self.table)} fits are flagged{why} and left out of every pick"
 
     def minimizer(self, column: str) -> pd.Series | None:
         """The table row ``column`` picks (None when no usable value)."""
@@ -275,6 +285,8 @@ def run_grid(spec: RunSpec, data: Dataset, test: Dataset | None = None, *,
     if not n_jobs:
         n_jobs = auto_jobs(data.n, sig_ax.count, spec.criteria)
     tasks = [(float(ls), lam_ax.values()) for ls in sig_ax.values()]
+    if progress:
+        progress(0, len(tasks))
     rows = _run_columns(spec, data, test, weights, sqdist, tasks, n_jobs, progress, cancel, 0,
                         len(tasks))
     notes: list[str] = []
@@ -283,6 +295,12 @@ def run_grid(spec: RunSpec, data: Dataset, test: Dataset | None = None, *,
     table = _tidy(rows, spec)
     res = GridResult(table, spec, time.perf_counter() - t0, weights, notes)
     notes.extend(edge_warnings(res))
+    if res.flagged_note():
+        notes.append(res.flagged_note())
+    for c in res.columns:
+        p = res.pick(c)
+        if p is not None and p.note:
+            notes.append(f"{c}: {p.note}")
     return res
 
 
@@ -297,6 +315,8 @@ def _tidy(rows: list[dict], spec: RunSpec) -> pd.DataFrame:
         if c not in table.columns:
             table[c] = np.nan
     table = table.sort_values(["log2_sigma", "log2_nlambda"], kind="stable").reset_index(drop=True)
+    if hasattr(fam, "unusable"):
+        table["flagged"] = fam.unusable(table)
     return table[cols + [c for c in table.columns if c not in cols]]
 
 

@@ -62,8 +62,9 @@ class Interval:
     def describe(self) -> str:
         left = "[" if self.closed in ("both", "left") else "("
         right = "]" if self.closed in ("both", "right") else ")"
-        lo = "-inf" if self.low is None else f"{self.low:g}"
-        hi = "inf" if self.high is None else f"{self.high:g}"
+        fmt = (lambda v: f"{int(v)}") if self.kind is Integral else (lambda v: f"{v:g}")
+        lo = "-inf" if self.low is None else fmt(self.low)
+        hi = "inf" if self.high is None else fmt(self.high)
         return f"{left}{lo}, {hi}{right}"
 
 

@@ -10,12 +10,17 @@ from svmcore.datasets import load_dataset
 from svmcore.datasets.simulations import make_solo_xor, make_wahba2d
 from svmcore.families.svm.fit import fit_svm
 from svmcore.kernels import Kernel
-from svmcore.grid import BASE_COLUMNS, Grid, parse_range, sweep
+from svmcore.grid import BASE_COLUMNS, sweep
+from svmcore.spec import Axis, GridSpec
 from svmcore.weights import class_weights_from_costs
 
 
+def parse_range(text):
+    return Axis.parse(text, "axis", (-40, 20)).values()
+
+
 def test_parse_range_includes_stop_on_the_grid():
-    np.testing.assert_allclose(parse_range("-25:0:1"), np.arange(-25, 1))
+    np.testing.assert_array_equal(parse_range("-25:0:1"), np.arange(-25, 1))
     np.testing.assert_allclose(parse_range("-3:3:0.5"), np.arange(-3, 3.01, 0.5))
     np.testing.assert_allclose(parse_range("0:1:0.3"), [0, 0.3, 0.6, 0.9])
     np.testing.assert_allclose(parse_range("2"), [2])
@@ -27,12 +32,12 @@ def test_parse_range_includes_stop_on_the_grid():
 def test_table_rows_columns_and_values_match_single_fits():
     d = make_wahba2d(50, seed=3)
     w = class_weights_from_costs(d.y, 1, 2, 0.1)
-    grid = Grid.from_ranges("-6:0:3", "-1:1:1")
-    res = sweep(d, grid, w, ["obs", "gacv", "xa", "brxa", "sure", "gckl", "misclass", "brmisclass"],
-                solver="cvxopt")
+    grid = GridSpec.parse("-6:0:3", "-1:1:1")
+    res = sweep(d, grid, cost_a=1, cost_b=2, prior_a=0.1, solver="cvxopt",
+                criteria=["obs", "gacv", "xa", "brxa", "sure", "gckl", "misclass", "brmisclass"])
     t = res.table
     assert len(t) == 9
-    assert list(t.columns[:6]) == BASE_COLUMNS
+    assert list(t.columns[:6]) == BASE_COLUMNS + ["n_sv", "train_error"]
     np.testing.assert_allclose(t["lambda"], 2.0 ** t.log2_nlambda / 50)
     np.testing.assert_allclose(t.sigma, 2.0 ** t.log2_sigma)
     # one row recomputed from an independent single fit with the kernel on raw inputs
@@ -59,7 +64,7 @@ def test_a_failing_grid_point_is_recorded_not_raised(monkeypatch):
         return real(K, y, upper, lam)
 
     monkeypatch.setattr(fitmod, "_solver_registry", lambda: {"cvxopt": flaky})
-    res = sweep(d, Grid.from_ranges("-4:0:2", "0:0:1"), solver="cvxopt")
+    res = sweep(d, GridSpec.parse("-4:0:2", "0:0:1"), solver="cvxopt")
     t = res.table
     bad = t[t.log2_nlambda == -2]
     assert "simulated breakdown" in bad.fit_error.iloc[0] and np.isnan(bad.gacv.iloc[0])
@@ -69,7 +74,7 @@ def test_a_failing_grid_point_is_recorded_not_raised(monkeypatch):
 
 def test_progress_and_parallel_equal_serial():
     d = make_wahba2d(40, seed=2)
-    grid = Grid.from_ranges("-4:0:2", "-1:1:1")
+    grid = GridSpec.parse("-4:0:2", "-1:1:1")
     calls = []
     serial = sweep(d, grid, solver="cvxopt", progress=lambda a, b: calls.append((a, b)))
     assert calls[0] == (0, 3) and calls[-1] == (3, 3)
@@ -81,7 +86,7 @@ def test_progress_and_parallel_equal_serial():
 def test_targets_need_truth():
     d = load_dataset("sonar")
     with pytest.raises(SVMCoreError, match="gckl"):
-        sweep(d, Grid.from_ranges("0:0:1", "0:0:1"), criteria=["gckl"])
+        sweep(d, GridSpec.parse("0:0:1", "0:0:1"), criteria=["gckl"])
 
 
 @pytest.mark.parametrize("data", [
@@ -91,7 +96,7 @@ def test_targets_need_truth():
 ])
 def test_joachims_xa_rho2_bounds_the_loo_error(data):
     # XA(ρ = 2, R = max K_ii − min K_ij) ≥ exact leave-one-out error rate (Joachims 2000)
-    res = sweep(data, Grid.from_ranges("-8:0:4", "-1:1:1"), criteria=["xa", "loo"],
+    res = sweep(data, GridSpec.parse("-8:0:4", "-1:1:1"), criteria=["xa", "loo"],
                 solver="cvxopt")
     t = res.table
     assert np.isfinite(t.loo_error).all()
@@ -104,8 +109,8 @@ def test_held_out_scores_match_sklearn_predictions():
     d = load_dataset("heart")
     train, test = d.subset(np.arange(0, 270, 2)), d.subset(np.arange(1, 270, 2))
     w = class_weights_from_costs(train.y, 1, 3, 0.3)
-    res = sweep(train, Grid.from_ranges("-3:-3:1", "1:1:1"), w, ["gacv"], solver="cvxopt",
-                test=test)
+    res = sweep(train, GridSpec.parse("-3:-3:1", "1:1:1"), cost_a=1, cost_b=3, prior_a=0.3,
+                criteria=["gacv"], solver="cvxopt", test=test)
     row = res.table.iloc[0]
     n = train.n
     svc = SVC(C=1 / (2 * n * row["lambda"]), kernel="rbf", gamma=1 / (2 * row.sigma ** 2), tol=1e-10,
@@ -121,7 +126,7 @@ def test_held_out_scores_match_sklearn_predictions():
 def test_loo_row_limit_is_named():
     d = make_wahba2d(1001, seed=0)
     with pytest.raises(SVMCoreError, match="limited to 1000 rows; this data set has 1001"):
-        sweep(d, Grid.from_ranges("0", "0"), criteria=["loo"])
+        sweep(d, GridSpec.parse("0", "0"), criteria=["loo"])
 
 
 def test_auto_jobs_parallel_only_when_it_pays(monkeypatch):

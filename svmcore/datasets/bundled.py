@@ -1,8 +1,8 @@
 """Real two-class data sets shipped with the project as CSV files in ``data/``.
 
 Each file has a header, numeric feature columns and a ``label`` column holding the
-original class value as text. ``data/README.md`` gives the provenance, licence and
-label coding of every file; ``data/make_bundled.py`` is the one-off script that wrote them.
+original class value as text. ``svmcore/datasets/data/README.md`` gives the provenance, licence and
+label coding of every file; ``scripts/make_bundled.py`` is the one-off script that wrote them.
 """
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from .csvload import CSVLoadError, dataset_from_table, read_csv_table
 __all__ = ["BundledSet", "BUNDLED", "DATA_DIR", "list_bundled", "load_bundled", "bundled_path"]
 
 #: Folder holding the bundled CSV files (the repository's ``data/``).
-DATA_DIR = Path(__file__).resolve().parents[2] / "data"
+DATA_DIR = Path(__file__).resolve().parent / "data"
 
 _UCI = "UCI Machine Learning Repository"
 _KEEL = ("via the KEEL data set repository: Alcalá-Fdez J. et al. (2011), KEEL data-mining "
@@ -43,7 +43,7 @@ class BundledSet:
     citation : str
         Where the data come from; stored in ``Dataset.source``.
     shape : tuple of int
-        (rows, features), as listed in ``data/README.md``.
+        (rows, features), as listed in ``svmcore/datasets/data/README.md``.
     """
 
     file: str

@@ -205,7 +205,7 @@ def contour_grid(result, columns: Sequence[str] | None = None, *, ncols: int = 3
     fig.update_yaxes(title_text=AXIS_Y, showgrid=False, zeroline=False)
     fig.update_layout(height=panel_height * nrows + 60, margin=dict(l=50, r=30, t=50, b=40),
                       clickmode="event+select", hovermode="closest", plot_bgcolor="white",
-                      title=dict(text=f"Tuning criteria over the grid — {result.settings.get('dataset', '')}"))
+                      title=dict(text=f"Tuning criteria over the grid — {result.spec.data.name}"))
     return fig
 
 

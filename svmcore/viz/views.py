@@ -14,6 +14,7 @@ import pandas as pd
 
 from ..families.svm.criteria import IN_SAMPLE, RESAMPLING, TARGETS, gckl_values, brmisclass_values
 from ..datasets.base import Dataset
+from ..datasets.load import stratified_subsample, train_test_split  # noqa: F401  (re-exported)
 from ..families.svm.fit import SVMFit, fit_svm, make_fit, solve_lambdas
 from ..kernels import Kernel, gaussian_gram, kernel_radius
 from ..weights import ClassWeights, bayes_threshold, class_weights_from_costs
@@ -77,36 +78,6 @@ def estimate_seconds(n: int, grid_size: int, n_sigma: int, criteria: Sequence[st
     return float(grid_size * t * factor + 0.01 * n_sigma)
 
 
-def train_test_split(data: Dataset, test_fraction: float, seed: int = 0):
-    """Stratified split into (train, test); ``test_fraction`` ≤ 0 returns (data, None)."""
-    if not test_fraction or test_fraction <= 0:
-        return data, None
-    rng = np.random.default_rng(seed)
-    test_idx = []
-    for cls in (1.0, -1.0):
-        idx = np.flatnonzero(data.y == cls)
-        k = int(round(test_fraction * len(idx)))
-        k = min(max(k, 1), len(idx) - 2)
-        test_idx.extend(rng.choice(idx, size=k, replace=False))
-    test_mask = np.zeros(data.n, bool)
-    test_mask[np.asarray(test_idx, int)] = True
-    return (data.subset(np.flatnonzero(~test_mask), data.name),
-            data.subset(np.flatnonzero(test_mask), data.name + " (test)"))
-
-
-def stratified_subsample(data: Dataset, n_max: int | None, seed: int = 0) -> Dataset:
-    """At most ``n_max`` rows, keeping the class proportions (the data set itself if small)."""
-    if not n_max or data.n <= n_max:
-        return data
-    rng = np.random.default_rng(seed)
-    keep = []
-    for cls in (1.0, -1.0):
-        idx = np.flatnonzero(data.y == cls)
-        k = max(2, int(round(n_max * len(idx) / data.n)))
-        keep.extend(rng.choice(idx, size=min(k, len(idx)), replace=False))
-    return data.subset(np.sort(np.asarray(keep, int)))
-
-
 # ------------------------------------------------------------------ fits at grid points
 def fit_at(data: Dataset, log2_nlambda: float, log2_sigma: float,
            weights: ClassWeights | None = None, solver: str = "cvxopt") -> SVMFit:
@@ -143,8 +114,7 @@ def decision_columns(result) -> list[str]:
     that were computed, plus the target (MISCLASS, or BRMISCLASS when nonstandard) when known."""
     cols = [c for c in ("gacv", "xa", "brxa", "sure", "cv_error", "loo_error")
             if c in result.table.columns and np.isfinite(result.table[c].to_numpy(float)).any()]
-    w = result.settings.get("weights") or {}
-    standard = np.isclose(w.get("L_pos", 1.0), 1.0) and np.isclose(w.get("L_neg", 1.0), 1.0)
+    standard = result.weights is None or result.weights.is_standard
     tgt = "misclass" if standard else "brmisclass"
     if tgt in result.table.columns:
         cols.append(tgt)
@@ -325,9 +295,7 @@ def summary_table(result) -> pd.DataFrame:
         if r is None:
             rows.append({"criterion": label(col), "column": col})
             continue
-        v = t[col].to_numpy(float)
-        best = np.nanmin(np.where(np.isfinite(v), v, np.nan))
-        ties = int(np.sum(np.isclose(v, best, rtol=1e-12, atol=0)))
+        ties = result.pick(col).ties
         row = {"criterion": label(col), "column": col,
                "log2(nλ)": float(r["log2_nlambda"]), "log2 σ": float(r["log2_sigma"]),
                "value": float(r[col]), "tied minimizers": ties}
@@ -339,6 +307,9 @@ def summary_table(result) -> pd.DataFrame:
             row["inefficiency"] = val
             row["inefficiency range"] = f"{lo:.4f}" if np.isclose(lo, hi) else f"{lo:.4f}–{hi:.4f}"
         row["n_sv"] = int(r["n_sv"]) if np.isfinite(r["n_sv"]) else None
+        p = result.pick(col)
+        row["on an edge"] = p.edge + (" (hard limit)" if p.at_limit else "") if p.edge else ""
+        row["note"] = p.note
         rows.append(row)
     return pd.DataFrame(rows)
 

@@ -61,7 +61,7 @@ def test_small_sweep_from_the_form():
     applied = at.session_state["applied"]
     assert (applied["lam"], applied["sig"], applied["n"]) == ("-8:0:8", "0:1:1", 50)
     assert applied["criteria"] == ["gacv", "xa", "misclass", "cv"]
-    assert any("grid 2 × 2" in c.value for c in at.caption)
+    assert any("grid log2(nλ) " in c.value and "× log2 σ " in c.value for c in at.caption)
     assert at.query_params["lam"] in ("-8:0:8", ["-8:0:8"])      # mirrored in the URL
     at.switch_page("app_pages/summary.py").run()
     no_exception(at)
@@ -185,12 +185,13 @@ def test_query_round_trip_and_bad_links():
 def test_disk_cache_round_trip(tmp_path, monkeypatch):
     monkeypatch.setenv("SVMAPP_CACHE", str(tmp_path))
     s = S.clean({**S.DEFAULTS, **TINY, "criteria": ["gacv"]})
-    key = S.settings_key(s)
+    loaded = S.load_data(s)
+    key = S.spec_for(s, loaded.train.has_truth).key(S.code_fingerprint())
     assert S.disk_get(key) is None
-    res = S.run(s, S.load_data(s))
+    res = S.run(s, loaded)
     assert S.disk_put(key, res)
     back = S.disk_get(key)
-    assert back.table.equals(res.table) and back.settings == res.settings
+    assert back.table.equals(res.table) and back.spec == res.spec
     monkeypatch.setenv("SVMAPP_CACHE", "off")
     assert S.disk_get(key) is None and not S.disk_put(key, res)
 

@@ -14,7 +14,7 @@ import numpy as np
 from ..._validation import SVMCoreError
 from ...kernels import Kernel, kernel_radius
 from ...spec import LOO_MAX_ROWS, MAX_ROWS
-from .criteria import (ALL_CRITERIA, IN_SAMPLE, RESAMPLING, TARGETS, holdout_scores,
+from .criteria import (ALL_CRITERIA, IN_SAMPLE, RESAMPLING, TARGETS, at_upper_bound, holdout_scores,
                        in_sample_criteria)
 from .fit import SVMFit, choose_solver, fit_svm, make_fit, solve_lambdas
 from .resampling import hinge_and_error, kfold_decision_values, loo_decision_values
@@ -31,7 +31,9 @@ class SVMFamily:
     targets = TARGETS
     option_constraints: dict = {}
     #: KKT residual above which a fit is flagged and left out of minimizer selection
-    kkt_flag = 1e-6
+    kkt_flag = 1e-5
+    #: criteria whose pick may sit on an edge without growing the grid (OBS always falls as λ → 0)
+    edge_exempt = ("obs",)
 
     def default_criteria(self, has_truth: bool) -> tuple[str, ...]:
         return IN_SAMPLE + (TARGETS if has_truth else ())
@@ -43,10 +45,34 @@ class SVMFamily:
         return cols
 
     def diagnostic_columns(self) -> list[str]:
-        return ["solver", "kkt_residual", "fit_error"]
+        return ["solver", "kkt_residual", "flagged", "fit_error"]
 
     def holdout_columns(self) -> tuple[str, ...]:
         return HOLDOUT_COLUMNS
+
+    def unusable(self, table) -> np.ndarray:
+        """Rows whose fit is not trusted: KKT residual above ``kkt_flag`` (flagged in the panels,
+        left out of every pick)."""
+        return table["kkt_residual"].to_numpy(float) > self.kkt_flag
+
+    def pick_rows(self, table, column: str, ok: np.ndarray):
+        """SURE's pick skips its degenerate plateau (Solo; ``docs/svm.md``): where no point is at
+        its bound the complexity term vanishes and SURE's global minimum is a flat plateau at small
+        λ. The pick is the best point off the plateau. Other criteria: None (the plain minimum)."""
+        if column != "sure" or "sure_degenerate" not in table.columns:
+            return None
+        degenerate = table["sure_degenerate"].fillna(False).to_numpy(bool)
+        v = table[column].to_numpy(float)
+        keep = ok & ~degenerate
+        if not keep.any():
+            return None
+        best = np.min(v[keep])
+        tied = np.flatnonzero(keep & np.isclose(v, best, rtol=1e-12, atol=0))
+        note = ""
+        if (ok & degenerate).any() and np.min(v[ok & degenerate]) < best:
+            note = ("SURE's global minimum lies on its degenerate plateau (no point at its bound, "
+                    "so the complexity term vanishes); the pick is the best point off the plateau")
+        return tied, note
 
     def target_for(self, spec) -> str | None:
         """MISCLASS, or BRMISCLASS in the nonstandard case (Wahba et al. 2001, §1.8)."""
@@ -84,6 +110,8 @@ class SVMFamily:
             fit = make_fit(sol, y, upper, col.weights, K_diag, R, data.X, kernel)
             row.update(n_sv=fit.n_sv, train_error=fit.train_error(), solver=fit.solver,
                        kkt_residual=fit.kkt_residual, fit_error="")
+            if "sure" in insample:
+                row["sure_degenerate"] = not bool(np.any(at_upper_bound(fit)))
             try:
                 row.update(in_sample_criteria(fit, insample, data.p, spec.xa_rho))
                 if col.test is not None:
@@ -107,6 +135,18 @@ class SVMFamily:
             F = loo_decision_values(col.K, y, upper, lams, sols, solver)
             for row, h, e in zip(rows, *hinge_and_error(F, y, upper)):
                 row.update(loo_hinge=h, loo_error=e)
+
+    def fit_payload(self, spec, data, log2_nlambda: float, log2_sigma: float) -> dict:
+        """JSON for ``svmcore fit``: the fit at one grid point and its in-sample criteria."""
+        lam, sigma = 2.0 ** log2_nlambda / data.n, 2.0 ** log2_sigma
+        weights = spec.weights(data.y)
+        fit = fit_svm(data.X, data.y, lam, Kernel("gaussian", sigma=sigma), weights, spec.solver)
+        crit = in_sample_criteria(fit, self.default_criteria(data.has_truth), data.p, spec.xa_rho)
+        return {"model": self.name, "log2_nlambda": log2_nlambda, "log2_sigma": log2_sigma,
+                "lambda": lam, "sigma": sigma, "b": fit.b, "alpha": fit.alpha.tolist(),
+                "f": fit.f.tolist(), "criteria": crit, "n_sv": fit.n_sv,
+                "weights": weights.as_dict(), "solver": fit.solver,
+                "kkt_residual": fit.kkt_residual}
 
     def fit_at(self, spec, data, log2_nlambda: float, log2_sigma: float) -> SVMFit:
         """The SVM at one grid point; the pointwise QP, else the automatic solver."""

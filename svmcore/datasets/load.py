@@ -1,0 +1,96 @@
+"""Turn a ``DataSpec`` into training (and held-out) Datasets, checking sizes before any work."""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from .._validation import SVMCoreError
+from ..spec import MAX_ROWS, DataSpec
+from .base import Dataset
+from .simulations import SIMULATIONS, make_simulation
+
+#: largest CSV file read (bytes): checked before reading
+MAX_CSV_BYTES = 50 * 2**20
+
+
+def train_test_split(data: Dataset, test_fraction: float, seed: int = 0):
+    """Stratified split into (train, test); ``test_fraction`` ≤ 0 returns (data, None)."""
+    if not test_fraction or test_fraction <= 0:
+        return data, None
+    rng = np.random.default_rng(seed)
+    test_idx = []
+    for cls in (1.0, -1.0):
+        idx = np.flatnonzero(data.y == cls)
+        k = int(round(test_fraction * len(idx)))
+        k = min(max(k, 1), len(idx) - 2)
+        test_idx.extend(rng.choice(idx, size=k, replace=False))
+    test_mask = np.zeros(data.n, bool)
+    test_mask[np.asarray(test_idx, int)] = True
+    return (data.subset(np.flatnonzero(~test_mask), data.name),
+            data.subset(np.flatnonzero(test_mask), data.name + " (test)"))
+
+
+def stratified_subsample(data: Dataset, n_max: int | None, seed: int = 0) -> Dataset:
+    """At most ``n_max`` rows, keeping the class proportions (the data set itself if small)."""
+    if not n_max or data.n <= n_max:
+        return data
+    rng = np.random.default_rng(seed)
+    keep = []
+    for cls in (1.0, -1.0):
+        idx = np.flatnonzero(data.y == cls)
+        k = max(2, int(round(n_max * len(idx) / data.n)))
+        keep.extend(rng.choice(idx, size=min(k, len(idx)), replace=False))
+    return data.subset(np.sort(np.asarray(keep, int)))
+
+
+def load_data(ds: DataSpec, max_rows: int = MAX_ROWS, table=None) -> tuple[Dataset, Dataset | None]:
+    """(train, test or None) for a validated DataSpec.
+
+    ``table`` is an already-read CSV table (the app's upload); otherwise ``ds.path`` is read. Sizes
+    are checked before data are generated or read: a simulation's n, a file's bytes.
+    """
+    if ds.source == "simulation":
+        if ds.name not in SIMULATIONS:
+            raise SVMCoreError(f"unknown simulation {ds.name!r}; choose one of {', '.join(SIMULATIONS)}")
+        if ds.n is not None and ds.n > max_rows:
+            raise SVMCoreError(f"n is limited to {max_rows} rows here; got {ds.n}")
+        data = make_simulation(ds.name, ds.n, ds.seed)
+    elif ds.source == "bundled":
+        from .bundled import BUNDLED, load_bundled
+        if ds.name not in BUNDLED:
+            raise SVMCoreError(f"unknown data set {ds.name!r}; simulations: {', '.join(SIMULATIONS)}; "
+                               f"bundled: {', '.join(BUNDLED)}")
+        data = load_bundled(ds.name, standardize=ds.standardize)
+    elif ds.source == "csv":
+        data = _load_csv(ds, max_rows, table)
+    else:
+        raise SVMCoreError(f"data source {ds.source!r} cannot be loaded from a spec")
+    train, test = train_test_split(data, ds.test_fraction, ds.split_seed)
+    train = stratified_subsample(train, ds.n_max, ds.split_seed)
+    if train.n > max_rows:
+        raise SVMCoreError(f"the training set is limited to {max_rows} rows; it has {train.n}")
+    return train, test
+
+
+def _load_csv(ds: DataSpec, max_rows: int, table) -> Dataset:
+    from .csvload import dataset_from_table, read_csv_table
+
+    if not ds.label:
+        raise SVMCoreError("a CSV file needs a label column (--label COL)")
+    if table is None:
+        if not ds.path:
+            raise SVMCoreError("no CSV file given")
+        try:
+            size = os.path.getsize(ds.path)
+        except OSError as exc:
+            raise SVMCoreError(f"cannot read {ds.path}: {exc.strerror or exc}") from None
+        if size > MAX_CSV_BYTES:
+            raise SVMCoreError(f"{ds.path} has {size / 2**20:.0f} MB; at most "
+                               f"{MAX_CSV_BYTES // 2**20} MB are read")
+        table = read_csv_table(ds.path)
+    limit = max_rows if not ds.test_fraction else int(max_rows / (1 - ds.test_fraction))
+    return dataset_from_table(table, ds.label, positive=ds.positive, p_column=ds.p_column,
+                              features=list(ds.features) if ds.features else None,
+                              standardize=ds.standardize, name=ds.name or "uploaded",
+                              max_rows=None if ds.n_max else limit)
