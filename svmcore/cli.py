@@ -60,7 +60,7 @@ def _add_data_options(p: argparse.ArgumentParser) -> None:
 def _family_cli_modules():
     """The ``cli`` modules of the registered families that have one."""
     mods = []
-    for name, path in FAMILIES.items():
+    for path in FAMILIES.values():
         mod_name = path.rsplit(".", 1)[0] + ".cli"
         try:
             mods.append(import_module(mod_name))
@@ -266,3 +266,8 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
         return 130
+
+
+def main_exit() -> None:
+    """Console-script entry point (``svmcore …``)."""
+    raise SystemExit(main())

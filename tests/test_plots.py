@@ -174,4 +174,5 @@ def test_figure_html_is_standalone(wahba):
 def test_svmcore_does_not_import_streamlit():
     code = ("import sys, svmcore.viz.plots, svmcore.viz.views; "
             "sys.exit(1 if 'streamlit' in sys.modules else 0)")
-    assert subprocess.run([sys.executable, "-c", code], cwd=str(__import__("pathlib").Path(__file__).parents[1])).returncode == 0
+    root = str(__import__("pathlib").Path(__file__).parents[1])
+    assert subprocess.run([sys.executable, "-c", code], cwd=root).returncode == 0

@@ -5,7 +5,6 @@ import pytest
 
 from svmcore.families.svm import fit as fitmod
 from svmcore._validation import SVMCoreError
-from svmcore.families.svm.criteria import xa
 from svmcore.datasets import load_dataset
 from svmcore.datasets.simulations import make_solo_xor, make_wahba2d
 from svmcore.families.svm.fit import fit_svm

@@ -305,7 +305,8 @@ def loss_figure(height: int = 420) -> go.Figure:
                              name="log<sub>e</sub>(1 + e<sup>−τ</sup>) (penalized likelihood)",
                              line=dict(color="#1f77b4", width=2.5, dash="dash")))
     fig.add_trace(go.Scatter(x=tau, y=np.log2(1 + np.exp(-tau)), mode="lines",
-                             name="log<sub>2</sub>(1 + e<sup>−τ</sup>)", line=dict(color="#1f77b4", width=1.5, dash="dot")))
+                             name="log<sub>2</sub>(1 + e<sup>−τ</sup>)",
+                             line=dict(color="#1f77b4", width=1.5, dash="dot")))
     fig.update_layout(height=height, plot_bgcolor="white", margin=dict(l=50, r=10, t=50, b=45),
                       title=dict(text="Loss functions of τ = y f(x) (seed 000 Fig 1.1)", x=0.02),
                       legend=dict(x=0.55, y=0.98))

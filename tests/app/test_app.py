@@ -12,7 +12,8 @@ APP = str(ROOT / "app.py")
 PAGES = ["app_pages/tuning.py", "app_pages/summary.py", "app_pages/path.py", "app_pages/losses.py",
          "app_pages/criteria.py"]
 TINY = {"n": "60", "lam": "-12:0:4", "sig": "-1:1:1"}          # 4 × 3 grid, n = 60
-GOOD_CSV = "\n".join(["a,b,c,label"] + [f"{i % 7},{(i * 3) % 11},{(i * 5) % 13},{'yes' if (i % 7) + ((i * 3) % 11) > 8 else 'no'}"
+GOOD_CSV = "\n".join(["a,b,c,label"] + [f"{i % 7},{(i * 3) % 11},{(i * 5) % 13},"
+                                        f"{'yes' if (i % 7) + ((i * 3) % 11) > 8 else 'no'}"
                                         for i in range(80)]).encode()
 
 
