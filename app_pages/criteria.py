@@ -3,7 +3,7 @@ import streamlit as st
 
 st.title("The tuning criteria")
 st.markdown(
-    "Notation (seed 000 §1.5–1.7; SPEC §2–5): the SVM minimises "
+    "Notation (Wahba et al. 2001, §1.5–1.7; docs/svm.md): the SVM minimises "
     "(1/n) Σ L(y_i)(1 − y_i f(x_i))₊ + λ‖h‖², f = b + h. Write f_i = f(x_i), "
     "ξ_i = (1 − y_i f_i)₊, α_i ∈ [0, L(y_i)] the dual variables, a_i = α_i/(2nλ) and "
     "θ_i = a_i K(x_i, x_i). [τ]_* = 1 if τ ≥ 0, else 0. p_i = P(A | x_i) is known only in a simulation.")
@@ -37,7 +37,7 @@ for name, formula, text in ROWS:
     st.latex(formula)
     st.markdown(text)
 
-st.markdown("#### The nonstandard case (seed 000 §1.7)")
+st.markdown("#### The nonstandard case (Wahba et al. 2001, §1.7)")
 st.latex(r"L(+1)=\frac{C_B\,\pi_A}{\pi_A^s},\qquad L(-1)=\frac{C_A\,\pi_B}{\pi_B^s},\qquad "
          r"\text{Bayes rule: A where } p_s(x)>\frac{L(-1)}{L(-1)+L(+1)}")
 st.markdown("C_A is the cost of calling a B an A, C_B of calling an A a B; π are the target "

@@ -1,4 +1,4 @@
-"""Regularization path on lin1d (seed 000 Figs 1.2–1.3): f(x) for nλ = 2^-1 … 2^-25 and GCKL."""
+"""Regularization path on lin1d (Wahba et al. 2001, Figs 1.2–1.3): f(x) for nλ = 2^-1 … 2^-25 and GCKL."""
 import numpy as np
 import streamlit as st
 
@@ -14,7 +14,7 @@ def _path(n: int, seed: int, log2_sigma: float):
 
 st.title("The regularization path (lin1d)")
 st.markdown(
-    "The 1-D example of seed 000 §1.4: n = 257 points equally spaced on [0, 1], "
+    "The 1-D example of Wahba et al. 2001, §1.4: n = 257 points equally spaced on [0, 1], "
     "y ~ Bernoulli(p(x)) with p(x) = 0.5 − 0.4 cos(2πx), so sign(p(x) − ½) = +1 exactly on (¼, ¾). "
     "Each panel is the SVM solution f(x) at one nλ = 2^−1 … 2^−25 (left to right, top to bottom). "
     "Near the GCKL minimizer (red) f is close to sign(p(x) − ½): the SVM estimates the Bayes rule, "

@@ -18,7 +18,7 @@ st.dataframe(tbl.style.format(fmt, na_rep="—"), hide_index=True, width="stretc
 target = "MISCLASS" if result.weights.is_standard else "BRMISCLASS"
 if "misclass" in result.table.columns:
     st.markdown(
-        f"**Inefficiency** (seed 000 §1.8) = {target} at the criterion's choice ÷ the grid minimum of "
+        f"**Inefficiency** (Wahba et al. 2001, §1.8) = {target} at the criterion's choice ÷ the grid minimum of "
         f"{target}; 1 is perfect. The range covers tied minimizers (XA is a count and ties often). "
         "The paper reports GACV 1.0064 and XA 1.0062–1.0094 (standard case), GACV 1.151 and "
         "BRXA 1.166 (nonstandard case) on its sample of wahba2d.")

@@ -1,5 +1,5 @@
 """Tuning surfaces: one contour panel per criterion over (log2 nλ, log2 σ); a click on a grid
-point selects (λ, σ) and redraws the decision panel below (seed 000 Figs 1.4–1.5)."""
+point selects (λ, σ) and redraws the decision panel below (Wahba et al. 2001, Figs 1.4–1.5)."""
 import numpy as np
 import streamlit as st
 
@@ -110,7 +110,7 @@ if view.p_mesh is None:
     st.caption("No Bayes boundary: the true P(A|x) of this data set is unknown.")
 else:
     st.caption(f"Dotted black: the Bayes rule p_s(x) = L(−1)/(L(−1)+L(+1)) = {view.threshold:.3g} "
-               "(seed 000 §1.7); the other curves are f(x) = 0 of the fit each criterion picks.")
+               "(Wahba et al. 2001, §1.7); the other curves are f(x) = 0 of the fit each criterion picks.")
 
 st.divider()
 ui.downloads(result, {"Surfaces": lambda: plots.contour_grid(result, shown or cols_all, selected=sel),

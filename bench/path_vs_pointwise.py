@@ -1,6 +1,6 @@
-"""Benchmark: the exact regularization path against pointwise cvxopt and LIBSVM (SPEC §2).
+"""Benchmark: the exact regularization path against pointwise cvxopt and LIBSVM (docs/svm.md).
 
-wahba2d simulation (SPEC §9), the paper's grid: 26 λ (log2(nλ) = −25 … 0) × 13 σ
+wahba2d simulation (Wahba et al. 2001, §1.8), the paper's grid: 26 λ (log2(nλ) = −25 … 0) × 13 σ
 (log2 σ = −3 … 3 in steps of ½), standard (L ≡ 1) and nonstandard (L(+1) = 0.5, L(−1) = 1.5)
 weights. For each size n:
 
@@ -38,7 +38,7 @@ LOG2_SIGMA = np.arange(-3.0, 3.01, 0.5)
 
 
 def wahba2d(n, seed):
-    """SPEC §9 wahba2d; svmcore.datasets.simulations.make_wahba2d when available."""
+    """Wahba et al. 2001, §1.8 wahba2d; svmcore.datasets.simulations.make_wahba2d when available."""
     try:
         from svmcore.datasets.simulations import make_wahba2d
         ds = make_wahba2d(n, seed)
@@ -52,7 +52,7 @@ def wahba2d(n, seed):
 
 
 def _criteria(sol, y, upper, K_diag, radius):
-    """GACV, XA (ρ = 2), BRXA of one solution (svmcore.families.svm.criteria, SPEC §3)."""
+    """GACV, XA (ρ = 2), BRXA of one solution (svmcore.families.svm.criteria, docs/svm.md)."""
     from svmcore.families.svm.criteria import brxa, gacv, xa
     from svmcore.families.svm.fit import make_fit
     from svmcore.weights import ClassWeights

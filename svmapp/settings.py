@@ -40,7 +40,7 @@ except ImportError:  # pragma: no cover
 SOURCES = ("simulation", "bundled", "upload")
 SOLVERS = ("auto", "path", "cvxopt", "libsvm")
 
-#: the view that appears first: wahba2d (seed 000 §1.8), n = 200, a quick 13 × 7 grid
+#: the view that appears first: wahba2d (Wahba et al. 2001, §1.8), n = 200, a quick 13 × 7 grid
 DEFAULTS = {
     "source": "simulation", "dataset": "wahba2d", "n": 200, "seed": 0,
     "cost_a": 1.0, "cost_b": 1.0, "prior_a": None,

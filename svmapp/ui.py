@@ -271,7 +271,7 @@ def _seconds_per_fit(n: int):
 
 
 def _weights_caption() -> None:
-    """L(+1), L(−1) of the shown result beside their formula (seed 000 §1.7)."""
+    """L(+1), L(−1) of the shown result beside their formula (Wahba et al. 2001, §1.7)."""
     res = current()
     if res is None:
         st.latex(r"\small L(+1)=\frac{C_B\,\pi_A}{\pi_A^s}")
@@ -387,7 +387,7 @@ def run_if_requested(force_default: bool = False) -> None:
             # in parallel with the computation instead of after it (time to first view)
             from svmcore.viz.plots import loss_figure
             with waiting.container():
-                st.caption("While the sweep runs: the losses the criteria are built on (seed 000 Fig 1.1).")
+                st.caption("While the sweep runs: the losses the criteria are built on (Wahba et al. 2001, Fig 1.1).")
                 st.plotly_chart(loss_figure(height=300), key="warmup_loss", theme=None,
                                 config={"displayModeBar": False})
             SS.plotly_warm = True

@@ -2,7 +2,7 @@
 
 Every entry point builds a ``RunSpec`` and nothing else: the CLI from its arguments, the app from
 its widgets and from the URL, studies from their settings. All rules (types, ranges, caps) are in
-this module, in the declarative tables ``SPEC_CONSTRAINTS`` and ``DATA_CONSTRAINTS`` (the idea of
+this module, in the declarative tables ``RUN_CONSTRAINTS`` and ``DATA_CONSTRAINTS`` (the idea of
 scikit-learn's ``_parameter_constraints``), checked once by :func:`validate`. A result carries its
 spec; the cache key and the URL are derived from it (:meth:`RunSpec.key`, :meth:`RunSpec.to_query`).
 """
@@ -106,7 +106,7 @@ Constraint = Interval | Options | OneOf
 SEED = Interval(Integral, 0, MAX_SEED)
 
 #: RunSpec fields other than data, grid, model, criteria and options
-SPEC_CONSTRAINTS: dict[str, Constraint] = {
+RUN_CONSTRAINTS: dict[str, Constraint] = {
     "cost_a": Interval(Real, 1e-3, 1e3),
     "cost_b": Interval(Real, 1e-3, 1e3),
     "prior_a": OneOf((None, Interval(Real, 0.0, 1.0, "neither"))),
@@ -341,7 +341,7 @@ def validate(spec: RunSpec) -> RunSpec:
     if spec.model not in FAMILIES:
         raise SVMCoreError(f"unknown model {spec.model!r}; choose from {', '.join(FAMILIES)}")
     family = get_family(spec.model)
-    top = {name: c.check(name, getattr(spec, name)) for name, c in SPEC_CONSTRAINTS.items()}
+    top = {name: c.check(name, getattr(spec, name)) for name, c in RUN_CONSTRAINTS.items()}
     data = spec.data
     dvals = {name: c.check(f"data.{name}", getattr(data, name)) for name, c in DATA_CONSTRAINTS.items()}
     data = replace(data, **dvals)

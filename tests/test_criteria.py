@@ -54,7 +54,7 @@ def test_sure_against_the_literal_formula():
     w = ph * (1 - ph)
     y01 = (Y + 1) / 2
     s = np.array([0, 0, 1, 1])   # α at its bound L = 1; point 2 (0 < α < L) has y f = 0.5 < 1 but is
-    # not at the bound in this hand-made fit, so the exact-arithmetic test (SPEC §3) leaves it out
+    # not at the bound in this hand-made fit, so the exact-arithmetic test (docs/svm.md) leaves it out
     literal = (np.sum((y01 - ph) ** 2 / w) + 2 / (4 * 0.125) * np.sum(w * s)) / 4
     assert C.sure(fit) == pytest.approx(literal, rel=1e-12)
 

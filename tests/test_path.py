@@ -1,4 +1,4 @@
-"""The exact regularization path (svmcore.families.svm.solvers.path, SPEC §2; HRTZ 2004) against cvxopt."""
+"""The exact regularization path (svmcore.families.svm.solvers.path, docs/svm.md; HRTZ 2004) against cvxopt."""
 from __future__ import annotations
 
 import zlib
@@ -50,7 +50,7 @@ def _dataset(name):
 
 
 def _objective(K, y, upper, sol):
-    """(1/n) Σ L(y_i)(1 − y_i f_i)_+ + λ c'Kc, c = y α / (2nλ) (SPEC §2)."""
+    """(1/n) Σ L(y_i)(1 − y_i f_i)_+ + λ c'Kc, c = y α / (2nλ) (docs/svm.md)."""
     n = len(y)
     c = y * sol.alpha / (2 * n * sol.lam)
     return float(np.mean(upper * np.maximum(0.0, 1.0 - y * sol.f)) + sol.lam * c @ K @ c)

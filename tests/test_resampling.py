@@ -14,7 +14,7 @@ SIGMA = 1.0
 
 def brute(Xtr, ytr, Xte, lam, L, n):
     """Refit from scratch with sklearn: gamma = 1/(2σ²), C = 1/(2nλ) with the FULL n (the left-out
-    functional keeps each term's weight 1/n, seed 000 §1.5), class weights L."""
+    functional keeps each term's weight 1/n, Wahba et al. 2001, §1.5), class weights L."""
     svc = SVC(C=1 / (2 * n * lam), kernel="rbf", gamma=1 / (2 * SIGMA ** 2), tol=1e-10,
               class_weight={1: L[0], -1: L[1]})
     svc.fit(Xtr, ytr.astype(int))

@@ -1,4 +1,4 @@
-"""LIBSVM vs cvxopt vs strong duality vs a hand-solved problem (SPEC §2)."""
+"""LIBSVM vs cvxopt vs strong duality vs a hand-solved problem (docs/svm.md)."""
 import numpy as np
 import pytest
 
@@ -17,7 +17,7 @@ def primal(K, y, upper, lam, sol):
 
 
 def dual_value(K, y, lam, alpha):
-    # P* = e'α/n − α'D K D α/(4n²λ) (strong duality, SPEC §2)
+    # P* = e'α/n − α'D K D α/(4n²λ) (strong duality, docs/svm.md)
     n = len(y)
     v = y * alpha
     return alpha.sum() / n - v @ K @ v / (4 * n * n * lam)

@@ -6,7 +6,7 @@ from svmcore.weights import bayes_threshold, class_weights_from_costs
 
 
 def test_paper_preset_gives_seed000_weights():
-    # seed 000 §1.8: π_A^s = 0.4, C_A = 1, C_B = 2, π_A = 0.1 → L(−1) = 1.5, L(+1) = 0.5
+    # Wahba et al. 2001, §1.8: π_A^s = 0.4, C_A = 1, C_B = 2, π_A = 0.1 → L(−1) = 1.5, L(+1) = 0.5
     y = np.r_[np.ones(80), -np.ones(120)]
     w = class_weights_from_costs(y, cost_a=1, cost_b=2, prior_a=0.1)
     assert w.L_neg == pytest.approx(1.5, abs=1e-14)

@@ -1,4 +1,4 @@
-"""Working-set repair of a near-solution vs full cvxopt (SPEC §2)."""
+"""Working-set repair of a near-solution vs full cvxopt (docs/svm.md)."""
 from __future__ import annotations
 
 from functools import lru_cache

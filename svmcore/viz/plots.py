@@ -1,11 +1,11 @@
 """Pure Plotly figure builders for the dashboard and for reports (no Streamlit here).
 
-- ``criterion_contour`` / ``contour_grid``: a criterion over the (log2 nλ, log2 σ) grid (seed 000
+- ``criterion_contour`` / ``contour_grid``: a criterion over the (log2 nλ, log2 σ) grid (Wahba et al. 2001,
   Fig 1.5), its own minimizer marked, optionally the other criteria's, hover text with every
   criterion's value, and a transparent scatter of grid points so a click selects (λ, σ).
 - ``decision_figure``: data and the f = 0 curve of each criterion's chosen fit, the clicked point's,
-  and the Bayes boundary p_s = L(−1)/(L(−1)+L(+1)) when the true p is known (seed 000 Fig 1.4).
-- ``loss_figure``: misclassification count, hinge and logistic losses (seed 000 Fig 1.1).
+  and the Bayes boundary p_s = L(−1)/(L(−1)+L(+1)) when the true p is known (Wahba et al. 2001, Fig 1.4).
+- ``loss_figure``: misclassification count, hinge and logistic losses (Wahba et al. 2001, Fig 1.1).
 - ``path_figure`` and ``gckl_figure``: f(x) for nλ = 2^-1…2^-25 and GCKL against λ (Fig 1.3).
 """
 from __future__ import annotations
@@ -293,7 +293,7 @@ def _legend(view: DecisionView, name: str) -> str:
 # ------------------------------------------------------------------ Fig 1.1
 def loss_figure(height: int = 420) -> go.Figure:
     """Misclassification count [−τ]_*, hinge (1 − τ)_+ and logistic losses against τ = y f
-    (seed 000 Fig 1.1)."""
+    (Wahba et al. 2001, Fig 1.1)."""
     tau = np.linspace(-2.0, 2.0, 801)
     fig = go.Figure()
     step = (tau <= 0).astype(float)
@@ -308,7 +308,7 @@ def loss_figure(height: int = 420) -> go.Figure:
                              name="log<sub>2</sub>(1 + e<sup>−τ</sup>)",
                              line=dict(color="#1f77b4", width=1.5, dash="dot")))
     fig.update_layout(height=height, plot_bgcolor="white", margin=dict(l=50, r=10, t=50, b=45),
-                      title=dict(text="Loss functions of τ = y f(x) (seed 000 Fig 1.1)", x=0.02),
+                      title=dict(text="Loss functions of τ = y f(x) (Wahba et al. 2001, Fig 1.1)", x=0.02),
                       legend=dict(x=0.55, y=0.98))
     fig.update_xaxes(title_text="τ = y f(x)", zeroline=True, zerolinecolor="#cccccc", showgrid=False)
     fig.update_yaxes(title_text="loss", range=[-0.1, 3.1], showgrid=True, gridcolor="#eeeeee")

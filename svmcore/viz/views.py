@@ -41,7 +41,7 @@ def label(column: str) -> str:
 def suggested_ranges(data: Dataset, quick: bool = True) -> tuple[str, str]:
     """Sensible ("log2(nλ) range", "log2 σ range") strings for a data set.
 
-    log2(nλ) always spans −25…0 (seed 000 Fig 1.3). The σ range is centred on log2 of the median
+    log2(nλ) always spans −25…0 (Wahba et al. 2001, Fig 1.3). The σ range is centred on log2 of the median
     pairwise distance, ±3, except for wahba2d where the paper's −3…3 is used. ``quick`` takes
     steps 2 and 1 (91 points) instead of the paper's 1 and 0.5 (338 points).
     """
@@ -248,9 +248,9 @@ def regularization_path(data: Dataset, log2_sigma: float,
                         log2_nlambda: Sequence[float] = tuple(range(-1, -26, -1)),
                         weights: ClassWeights | None = None, solver: str = "auto",
                         n_x: int = 300) -> PathView:
-    """Fits at every nλ in ``log2_nlambda`` for one Gaussian σ (seed 000 Fig 1.3) on 1-D data.
+    """Fits at every nλ in ``log2_nlambda`` for one Gaussian σ (Wahba et al. 2001, Fig 1.3) on 1-D data.
 
-    GCKL and MISCLASS (seed 000 eqs 1.27, 1.20) are evaluated at the training points when the true
+    GCKL and MISCLASS (Wahba et al. 2001, eqs 1.27, 1.20) are evaluated at the training points when the true
     p is known.
     """
     if data.d != 1:
