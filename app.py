@@ -21,6 +21,19 @@ PAGES = [
     st.Page("app_pages/losses.py", title="Loss functions", icon=":material/functions:", url_path="losses"),
     st.Page("app_pages/criteria.py", title="The criteria", icon=":material/menu_book:", url_path="criteria"),
 ]
+#: pages of the other model families and of studies: each has its own controls in the page
+OTHER_PAGES = [
+    ("app_pages/soft.py", "Soft classification", ":material/blur_on:", "soft"),
+    ("app_pages/cosso.py", "Variable selection (COSSO)", ":material/filter_alt:", "cosso"),
+    ("app_pages/usvc.py", "Unbiased SVC", ":material/balance:", "usvc"),
+    ("app_pages/study.py", "Simulation study", ":material/stacked_bar_chart:", "study"),
+    ("app_pages/saved_runs.py", "Saved runs", ":material/folder_open:", "saved"),
+]
+PAGES += [st.Page(path, title=title, icon=icon, url_path=url)
+          for path, title, icon, url in OTHER_PAGES
+          if os.path.exists(os.path.join(os.path.dirname(os.path.abspath(__file__)), path))]
+#: the pages that read the shared sidebar (the SVM sweep's settings)
+SIDEBAR_PAGES = ("Tuning surfaces", "Summary table", "Regularization path", "Loss functions", "The criteria")
 
 _T0 = time.perf_counter()
 RESULT_PAGES = ("Tuning surfaces", "Summary table")
@@ -30,7 +43,8 @@ page = st.navigation(PAGES)
 # Run sweep / Load preset pressed on any page, or the first visit to a page that shows results
 ui.run_if_requested(force_default=page.title in RESULT_PAGES)
 _T1 = time.perf_counter()
-ui.sidebar()
+if page.title in SIDEBAR_PAGES:
+    ui.sidebar()
 _T2 = time.perf_counter()
 page.run()
 ui.sync_query()
