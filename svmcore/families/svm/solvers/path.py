@@ -30,17 +30,23 @@ Degenerate cases:
   last segment remain exact for every smaller s.
 
 At every requested λ the state is recomputed from the current partition (elbow system solved with
-iterative refinement) and f = K c + b evaluated as ``decision_values`` does; its KKT residual is
-checked. Above max(``kkt_tol``, rounding floor) — and with ``fallback`` — the answer is repaired,
-cheapest first: (1) LU-refined solves of the same elbow system; (2) active-set rounds on the path's
-own state at that λ (the path then continues from the repaired state; ``info["repaired"]``);
-(3) ``finish_dual`` on the path's answer; (4) a working-set QP from the path's answer
-(``solve_working_set``: cvxopt on the free points, the violators and the points nearest the
-margin, certified by the KKT check on all points; ``info["working_set_repairs"]``); (5)
-``solve_cvxopt`` on the whole problem (``info["fallback"]``), kept when its residual is smaller.
-The path restarts from a repaired answer. The rounding floor
-4·eps·max_i(|K||c| + |b|)_i is the accuracy to which f itself can be evaluated at that λ: at
-λ ≈ 2^-25/n with points at the bound, no solver in this parameterization does better.
+iterative refinement; LU-refined solves when that misses, ``_Path.solution_at``) and f = K c + b
+evaluated as ``decision_values`` does; its KKT residual is checked. Above max(``kkt_tol``,
+rounding floor) — and with ``fallback`` — the steps of ``REPAIR_LADDER`` are tried, cheapest
+first, until one returns an answer: ``_repair_on_path`` (active-set rounds on the path's own
+state at that λ; the path continues from there; ``info["repaired"]``), ``_repair_by_finish``
+(``finish_dual`` on the path's answer), ``_repair_on_working_set`` (``solve_working_set``: cvxopt
+on the free points, the violators and the points nearest the margin, certified by the KKT check on
+all points; ``info["working_set_repairs"]``) and ``_repair_by_cvxopt`` (``solve_cvxopt`` on the
+whole problem, ``info["fallback"]``, kept when its residual is smaller). The path restarts from an
+answer of the last three. When the path itself fails (cycling, too many events, a singular
+system), ``_recover`` answers the next λ with a working-set QP, else cvxopt, and restarts there.
+The rounding floor 4·eps·max_i(|K||c| + |b|)_i is the accuracy to which f itself can be evaluated
+at that λ: at λ ≈ 2^-25/n with points at the bound, no solver in this parameterization does better.
+
+Layout: ``_solve_path`` is the main loop (event → answers on the segment → crossing); the
+segment helpers (``_next_event``, ``_answer_segment``, ``_cross_event`` …), the repair steps and
+the recovery follow it; ``_Path`` holds the state, and ``elbow.py`` the maintained inverse.
 
 Accuracy note: with nearly singular elbow systems (Gaussian kernels with large σ, many elbow
 points) α_E is only determined up to the near-null space of K_EE; f and the objective are still
