@@ -501,7 +501,6 @@ def solve_path(K, y, upper, lams, *, kkt_tol: float = 1e-8, fallback: bool = Tru
                            threadpool_limits)
 
 
-
 def _solve_path(K, y, upper, lams, kkt_tol, fallback, start, max_events, dep_tol, limiter):
     """The path's main loop (the order of Hastie's svmpath.R): find the next event, answer the
     requested λ on the segment before it (repairing answers that fail the KKT check), cross the
