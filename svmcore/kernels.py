@@ -1,4 +1,4 @@
-"""Kernels and vectorized Gram matrices (SPEC §1; seed 000 §1.8)."""
+"""Kernels and vectorized Gram matrices (Wahba et al. 2001, §1.8)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -20,7 +20,7 @@ def squared_distances(X, Z=None) -> np.ndarray:
 
 
 def gaussian_gram(X, Z=None, sigma: float = 1.0, sqdist=None) -> np.ndarray:
-    """Gaussian kernel K(x, x') = exp(−‖x − x'‖² / (2σ²)) (seed 000 §1.8; SPEC §1).
+    """Gaussian kernel K(x, x') = exp(−‖x − x'‖² / (2σ²)) (Wahba et al. 2001, §1.8).
 
     ``sqdist`` may pass precomputed squared distances so that a σ sweep computes them once.
     """
@@ -31,14 +31,14 @@ def gaussian_gram(X, Z=None, sigma: float = 1.0, sqdist=None) -> np.ndarray:
 
 
 def polynomial_gram(X, Z=None, degree: int = 2) -> np.ndarray:
-    """Polynomial kernel (1 + ⟨x, x'⟩)^d (SPEC §1)."""
+    """Polynomial kernel (1 + ⟨x, x'⟩)^d (docs/svm.md)."""
     X = np.asarray(X, dtype=float)
     Z = X if Z is None else np.asarray(Z, dtype=float)
     return (1.0 + X @ Z.T) ** int(degree)
 
 
 def linear_gram(X, Z=None) -> np.ndarray:
-    """Linear kernel ⟨x, x'⟩ (SPEC §1)."""
+    """Linear kernel ⟨x, x'⟩ (docs/svm.md)."""
     X = np.asarray(X, dtype=float)
     Z = X if Z is None else np.asarray(Z, dtype=float)
     return X @ Z.T
@@ -65,5 +65,5 @@ class Kernel:
 
 
 def kernel_radius(K: np.ndarray) -> float:
-    """R = max_i K_ii − min_ij K_ij, an upper bound on K_ii − K_ij used by XA (SPEC §3)."""
+    """R = max_i K_ii − min_ij K_ij, an upper bound on K_ii − K_ij used by XA (docs/svm.md)."""
     return float(np.max(np.diag(K)) - np.min(K))

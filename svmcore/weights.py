@@ -1,4 +1,4 @@
-"""Class weights L(y) from misclassification costs and class priors (SPEC §1; seed 000 §1.7)."""
+"""Class weights L(y) from misclassification costs and class priors (Wahba et al. 2001, §1.7)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -15,7 +15,7 @@ class ClassWeights:
     Attributes
     ----------
     L_pos, L_neg : float
-        L(+1) = C_B π_A / π_A^s and L(−1) = C_A π_B / π_B^s (seed 000 §1.7, §1.8).
+        L(+1) = C_B π_A / π_A^s and L(−1) = C_A π_B / π_B^s (Wahba et al. 2001, §1.7, §1.8).
     cost_a, cost_b : float
         C_A (cost of calling a B an A) and C_B (cost of calling an A a B).
     prior_a : float
@@ -38,11 +38,11 @@ class ClassWeights:
 
     @property
     def bayes_threshold(self) -> float:
-        """Threshold on p_s(x): classify A where p_s(x) > L(−1)/(L(−1)+L(+1)) (SPEC §1)."""
+        """Threshold on p_s(x): classify A where p_s(x) > L(−1)/(L(−1)+L(+1)) (docs/svm.md)."""
         return bayes_threshold(self)
 
     def upper_bounds(self, y) -> np.ndarray:
-        """Per-point box bounds L(y_i) of the dual variables α_i (SPEC §2)."""
+        """Per-point box bounds L(y_i) of the dual variables α_i (docs/svm.md)."""
         y = np.asarray(y)
         return np.where(y > 0, self.L_pos, self.L_neg).astype(float)
 
@@ -54,7 +54,7 @@ class ClassWeights:
 
 def class_weights_from_costs(y, cost_a: float = 1.0, cost_b: float = 1.0,
                              prior_a: float | None = None) -> ClassWeights:
-    """Weights L(+1), L(−1) of the nonstandard SVM (seed 000 §1.7; SPEC §1).
+    """Weights L(+1), L(−1) of the nonstandard SVM (Wahba et al. 2001, §1.7).
 
     L(+1) = C_B π_A / π_A^s and L(−1) = C_A π_B / π_B^s, with π_A^s = n_A / n.
 
@@ -102,5 +102,5 @@ def standard_weights() -> ClassWeights:
 
 
 def bayes_threshold(weights: ClassWeights) -> float:
-    """p_s threshold of the Bayes rule, L(−1)/(L(−1)+L(+1)) (SPEC §1; ½ in the standard case)."""
+    """p_s threshold of the Bayes rule, L(−1)/(L(−1)+L(+1)) (½ in the standard case)."""
     return weights.L_neg / (weights.L_neg + weights.L_pos)

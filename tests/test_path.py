@@ -148,6 +148,7 @@ def test_maintained_elbow_inverse_matches_direct_solve(kind):
     """Random enter/leave sequences: the maintained inverse of [[0, 1'], [1, K_EE]] (rank-one
     updates, or block-LU with a Schur complement) solves the system like numpy's LU does."""
     from svmcore.families.svm.solvers import path as P
+    from svmcore.families.svm.solvers.elbow import ExplicitInverse, SchurInverse
 
     rng = np.random.default_rng(3 if kind == "schur" else 4)
     X = rng.normal(size=(120, 2))
@@ -177,7 +178,7 @@ def test_maintained_elbow_inverse_matches_direct_solve(kind):
         x = st.F.apply(rhs)                        # the maintained inverse alone
         ref = np.linalg.solve(A, rhs)
         worst = max(worst, np.max(np.abs(x - ref)) / np.max(np.abs(ref)))
-    assert isinstance(st.F, P._SchurInverse if kind == "schur" else P._ExplicitInverse)
+    assert isinstance(st.F, SchurInverse if kind == "schur" else ExplicitInverse)
     assert worst <= 1e-8, worst
 
 

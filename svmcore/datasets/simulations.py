@@ -1,4 +1,4 @@
-"""The papers' simulations, seeded, each with its true p_s(x) = P(A | x) (SPEC §9).
+"""The papers' simulations, seeded, each with its true p_s(x) = P(A | x).
 
 Every ``make_*`` returns a :class:`~svmcore.datasets.base.Dataset` whose ``p`` holds p_s(x_i) and
 whose ``p_fn`` evaluates p_s at new points, so targets and Bayes boundaries can be computed.
@@ -19,7 +19,7 @@ def _normal_pdf(X, mean, sd):
     return np.prod(norm.pdf(X, loc=mean, scale=sd), axis=1)
 
 
-# ---------------------------------------------------------------- wahba2d (seed 000 §1.8)
+# ---------------------------------------------------------------- wahba2d (Wahba et al. 2001, §1.8)
 _W_MEAN_B = np.array([2.0, 2.0])
 _W_SD_B = np.sqrt([2.0, 1.0])  # covariance diag(2, 1)
 
@@ -32,7 +32,7 @@ def wahba2d_p(X, prop_a: float = 0.4):
 
 
 def make_wahba2d(n: int = 200, seed: int = 0) -> Dataset:
-    """Seed 000 §1.8: n_A = round(0.4 n) from N((0,0), I), the rest from N((2,2), diag(2,1))."""
+    """Wahba et al. 2001, §1.8: n_A = round(0.4 n) from N((0,0), I), the rest from N((2,2), diag(2,1))."""
     rng = np.random.default_rng(seed)
     na = int(round(0.4 * n))
     X = np.vstack([rng.normal(0.0, 1.0, (na, 2)), rng.normal(_W_MEAN_B, _W_SD_B, (n - na, 2))])
@@ -42,15 +42,16 @@ def make_wahba2d(n: int = 200, seed: int = 0) -> Dataset:
                    f"simulation, seed {seed}")
 
 
-# ---------------------------------------------------------------- lin1d (seed 000 §1.4)
+# ---------------------------------------------------------------- lin1d (Wahba et al. 2001, §1.4)
 def lin1d_p(X):
-    """p(x) = 0.5 − 0.4 cos(2πx): above ½ exactly on (¼, ¾) (SPEC §9)."""
+    """p(x) = 0.5 − 0.4 cos(2πx): above ½ exactly on (¼, ¾). Wahba et al. 2001, §1.4, prints no
+    formula; this one has the shape of its Figs 1.2–1.3."""
     x = np.asarray(X, float).reshape(-1)
     return 0.5 - 0.4 * np.cos(2 * np.pi * x)
 
 
 def make_lin1d(n: int = 257, seed: int = 0) -> Dataset:
-    """Seed 000 §1.4, Figs 1.2–1.3: x equally spaced on [0, 1], y ~ Bernoulli(p(x))."""
+    """Wahba et al. 2001, §1.4, Figs 1.2–1.3: x equally spaced on [0, 1], y ~ Bernoulli(p(x))."""
     rng = np.random.default_rng(seed)
     x = np.linspace(0.0, 1.0, n)
     p = lin1d_p(x)
@@ -60,7 +61,7 @@ def make_lin1d(n: int = 257, seed: int = 0) -> Dataset:
                    f"simulation, seed {seed}")
 
 
-# ---------------------------------------------------------------- solo_xor (seed 001 §4)
+# ---------------------------------------------------------------- solo_xor (Solo, §4)
 def solo_xor_p(X):
     """A: ½N((2,2), I) + ½N((−2,−2), I); B: ½N((−2,2), I) + ½N((2,−2), I); equal priors."""
     fa = 0.5 * _normal_pdf(X, [2, 2], 1) + 0.5 * _normal_pdf(X, [-2, -2], 1)
@@ -83,16 +84,16 @@ def make_solo_xor(n: int = 200, seed: int = 0) -> Dataset:
                    "Solo's XOR mixture: 100 points per class", f"simulation, seed {seed}")
 
 
-# ---------------------------------------------------------------- Zhang (seed 002 §5)
+# ---------------------------------------------------------------- Zhang (Zhang 2006, §5)
 def zhang_additive_logit(X):
-    """3x1 + π sin(πx2) + 8x3⁵ + (2/(e−1)) e^{x4} − 6 (seed 002 §5.1)."""
+    """3x1 + π sin(πx2) + 8x3⁵ + (2/(e−1)) e^{x4} − 6 (Zhang 2006, §5.1)."""
     X = np.atleast_2d(X)
     return (3 * X[:, 0] + np.pi * np.sin(np.pi * X[:, 1]) + 8 * X[:, 2] ** 5
             + 2 / (math.e - 1) * np.exp(X[:, 3]) - 6)
 
 
 def zhang_interaction_logit(X):
-    """4x1 + π sin(πx1) + 6x2 − 8x2³ + 3cos(2π(x1 − x2)) − 5 (seed 002 §5.2)."""
+    """4x1 + π sin(πx1) + 6x2 − 8x2³ + 3cos(2π(x1 − x2)) − 5 (Zhang 2006, §5.2)."""
     X = np.atleast_2d(X)
     x1, x2 = X[:, 0], X[:, 1]
     return (4 * x1 + np.pi * np.sin(np.pi * x1) + 6 * x2 - 8 * x2 ** 3
@@ -114,18 +115,18 @@ def _make_uniform_logistic(name, d, logit, n, seed, description) -> Dataset:
 
 
 def make_zhang_additive(n: int = 200, seed: int = 0) -> Dataset:
-    """Seed 002 §5.1: X ~ U[0,1]^10, additive logit in x1..x4 (Bayes error 0.216)."""
+    """Zhang 2006, §5.1: X ~ U[0,1]^10, additive logit in x1..x4 (Bayes error 0.216)."""
     return _make_uniform_logistic("zhang_additive", 10, zhang_additive_logit, n, seed,
                                   "Zhang (2006) Example 1: additive logit, d = 10 (6 noise variables)")
 
 
 def make_zhang_interaction(n: int = 200, seed: int = 0) -> Dataset:
-    """Seed 002 §5.2: X ~ U[0,1]^4, logit with an x1·x2 interaction (Bayes error 0.155)."""
+    """Zhang 2006, §5.2: X ~ U[0,1]^4, logit with an x1·x2 interaction (Bayes error 0.155)."""
     return _make_uniform_logistic("zhang_interaction", 4, zhang_interaction_logit, n, seed,
                                   "Zhang (2006) Example 2: two-way interaction, d = 4")
 
 
-# ---------------------------------------------------------------- Navia-Vázquez (seed 004 eqs 28–29)
+# ---------------------------------------------------- Navia-Vázquez (Navia-Vázquez et al. 2004, eqs 28–29)
 def _uniform_pdf(x, lo, hi):
     return ((x >= lo) & (x <= hi)) / (hi - lo)
 
@@ -163,7 +164,7 @@ def navia_p(name):
 
 
 def navia_threshold_error(name, t):
-    """Error of the rule "+1 where x > t": P(y=+1, x ≤ t) + P(y=−1, x > t) (seed 004 §3)."""
+    """Error of the rule "+1 where x > t": P(y=+1, x ≤ t) + P(y=−1, x > t) (Navia-Vázquez et al. 2004, §3)."""
     prior, comps = NAVIA[name]
     t = np.asarray(t, float)
     return prior * _navia_pos_cdf(t, comps) + (1 - prior) * (1 - _uniform_cdf(t, 0.0, 0.5))
@@ -185,12 +186,13 @@ def _make_navia(name, n, seed, text):
 
 
 def make_navia_a(n: int = 300, seed: int = 0) -> Dataset:
-    """Seed 004 eq 28 (SPEC §9 weights ¾, ¼): threshold error 0.19 at 0.5, local 0.23 at 0.164."""
+    """Navia-Vázquez et al. 2004, eq 28, mixture weights ¾, ¼ (the order that
+    reproduces the paper's threshold errors): threshold error 0.19 at 0.5, local 0.23 at 0.164."""
     return _make_navia("navia_a", n, seed, "Navia-Vázquez et al. (2004) example A (1-D)")
 
 
 def make_navia_b(n: int = 300, seed: int = 0) -> Dataset:
-    """Seed 004 eq 29: threshold error 0.179 at 0.211, local 0.20 near 0.6."""
+    """Navia-Vázquez et al. 2004, eq 29: threshold error 0.179 at 0.211, local 0.20 near 0.6."""
     return _make_navia("navia_b", n, seed, "Navia-Vázquez et al. (2004) example B (1-D)")
 
 

@@ -1,6 +1,7 @@
-"""Tuning criteria as plain functions of a fitted SVM (SPEC §3–4; seed 000 §1.5–1.7; seed 001 §3).
+"""Tuning criteria as plain functions of a fitted SVM (Wahba, Lin, Lee & Zhang 2001, §1.5–1.7; Solo, §3;
+docs/svm.md).
 
-Set memberships are evaluated robustly (SPEC §3): θ_i = 0 wherever α_i = 0, so GACV's
+Set memberships are evaluated robustly (docs/svm.md): θ_i = 0 wherever α_i = 0, so GACV's
 "−1 ≤ y f ≤ 1" sum is the sum over y f ≥ −1; BRXA's "y f ≤ 1" test is implied by θ_i > 0; SURE's
 "y f < 1" is "α_i at its upper bound L(y_i)".
 """
@@ -21,17 +22,17 @@ ALL_CRITERIA = IN_SAMPLE + TARGETS + tuple(RESAMPLING)
 
 
 def star(tau) -> np.ndarray:
-    """[τ]_* = 1 if τ ≥ 0 else 0 (SPEC §2)."""
+    """[τ]_* = 1 if τ ≥ 0 else 0 (docs/svm.md)."""
     return (np.asarray(tau) >= 0).astype(float)
 
 
 def obs(fit: SVMFit) -> float:
-    """OBS(λ) = (1/n) Σ L(y_i) ξ_i (seed 000 eq 1.13)."""
+    """OBS(λ) = (1/n) Σ L(y_i) ξ_i (Wahba et al. 2001, eq 1.13)."""
     return float(np.mean(fit.upper * fit.xi))
 
 
 def gacv(fit: SVMFit) -> float:
-    """GACV(λ) (seed 000 eq 1.26; eq 1.19 when L ≡ 1).
+    """GACV(λ) (Wahba et al. 2001, eq 1.26; eq 1.19 when L ≡ 1).
 
     OBS + (1/n)[2 Σ_{y_i f_i < −1} L(y_i) θ_i + Σ_{−1 ≤ y_i f_i ≤ 1} L(y_i) θ_i], θ_i = α_i K_ii/(2nλ).
     """
@@ -41,7 +42,7 @@ def gacv(fit: SVMFit) -> float:
 
 
 def xa(fit: SVMFit, rho: float = 2.0, R: float | None = None) -> float:
-    """Joachims' ξα estimate, XA(λ) = (1/n) #{i : ξ_i + ρ a_i R ≥ 1} (seed 000 eq 1.21).
+    """Joachims' ξα estimate, XA(λ) = (1/n) #{i : ξ_i + ρ a_i R ≥ 1} (Wahba et al. 2001, eq 1.21).
 
     a_i = α_i/(2nλ); R bounds K_ii − K_ij (default ``fit.radius`` = max K_ii − min K_ij).
     With ρ = 2 it bounds the leave-one-out error count (Joachims 2000).
@@ -51,10 +52,10 @@ def xa(fit: SVMFit, rho: float = 2.0, R: float | None = None) -> float:
 
 
 def brxa(fit: SVMFit) -> float:
-    """BRXA(λ) = (1/n) Σ L(y_i)([−y_i f_i]_* + 1{0 < y_i f_i ≤ θ_i}) (seed 000 eq 1.28).
+    """BRXA(λ) = (1/n) Σ L(y_i)([−y_i f_i]_* + 1{0 < y_i f_i ≤ θ_i}) (Wahba et al. 2001, eq 1.28).
 
     The two indicators together are 1{y_i f_i ≤ θ_i} since θ_i ≥ 0; "y_i f_i ≤ 1" is implied by
-    θ_i > 0 (SPEC §3).
+    θ_i > 0 (docs/svm.md).
     """
     yf = fit.y * fit.f
     hit = (yf <= 0) | ((yf > 0) & (yf <= fit.theta))
@@ -62,12 +63,12 @@ def brxa(fit: SVMFit) -> float:
 
 
 def at_upper_bound(fit: SVMFit, rtol: float = BOUND_RTOL) -> np.ndarray:
-    """α_i = L(y_i) up to rtol: the exact-arithmetic form of y_i f_i < 1 (SPEC §3)."""
+    """α_i = L(y_i) up to rtol: the exact-arithmetic form of y_i f_i < 1 (docs/svm.md)."""
     return fit.alpha >= (1.0 - rtol) * fit.upper
 
 
 def sure(fit: SVMFit) -> float:
-    """Solo's SURE divided by n (seed 001 eqs 3.2–3.4; SPEC §3), standard case.
+    """Solo's SURE divided by n (Solo, eqs 3.2–3.4), standard case.
 
     (1/n)[Σ exp(−y_i f_i) + (2/(nλ)) Σ ŵ_i s_i K_ii], ŵ_i = p̂_i(1 − p̂_i), p̂_i = 1/(1+e^{−f_i}),
     s_i = 1{α_i = L(y_i)}. exp(−y f) is the χ² term (y01 − p̂)²/ŵ written without 0/0; it may be inf.
@@ -83,36 +84,36 @@ def sure(fit: SVMFit) -> float:
 
 
 def gckl_values(f, p, L_pos: float = 1.0, L_neg: float = 1.0) -> float:
-    """(1/n) Σ [L(+1) p_i (1 − f_i)_+ + L(−1)(1 − p_i)(1 + f_i)_+] (seed 000 eq 1.27)."""
+    """(1/n) Σ [L(+1) p_i (1 − f_i)_+ + L(−1)(1 − p_i)(1 + f_i)_+] (Wahba et al. 2001, eq 1.27)."""
     f = np.asarray(f, float)
     p = np.asarray(p, float)
     return float(np.mean(L_pos * p * np.maximum(0, 1 - f) + L_neg * (1 - p) * np.maximum(0, 1 + f)))
 
 
 def brmisclass_values(f, p, L_pos: float = 1.0, L_neg: float = 1.0) -> float:
-    """(1/n) Σ [L(+1) p_i [−f_i]_* + L(−1)(1 − p_i)[f_i]_*] (seed 000 eq 1.29; 1.20 when L ≡ 1)."""
+    """(1/n) Σ [L(+1) p_i [−f_i]_* + L(−1)(1 − p_i)[f_i]_*] (Wahba et al. 2001, eq 1.29; 1.20 when L ≡ 1)."""
     f = np.asarray(f, float)
     p = np.asarray(p, float)
     return float(np.mean(L_pos * p * star(-f) + L_neg * (1 - p) * star(f)))
 
 
 def gckl(fit: SVMFit, p) -> float:
-    """GCKL(λ) at the training points with true p_i = p_s(x_i) (seed 000 eq 1.27)."""
+    """GCKL(λ) at the training points with true p_i = p_s(x_i) (Wahba et al. 2001, eq 1.27)."""
     return gckl_values(fit.f, p, fit.weights.L_pos, fit.weights.L_neg)
 
 
 def misclass(fit: SVMFit, p) -> float:
-    """MISCLASS(λ) = (1/n) Σ [p_i [−f_i]_* + (1 − p_i)[f_i]_*] (seed 000 eq 1.20)."""
+    """MISCLASS(λ) = (1/n) Σ [p_i [−f_i]_* + (1 − p_i)[f_i]_*] (Wahba et al. 2001, eq 1.20)."""
     return brmisclass_values(fit.f, p)
 
 
 def brmisclass(fit: SVMFit, p) -> float:
-    """BRMISCLASS(λ), the cost-weighted misclassification (seed 000 eq 1.29)."""
+    """BRMISCLASS(λ), the cost-weighted misclassification (Wahba et al. 2001, eq 1.29)."""
     return brmisclass_values(fit.f, p, fit.weights.L_pos, fit.weights.L_neg)
 
 
 def holdout_scores(fit: SVMFit, X_test, y_test) -> dict:
-    """Held-out versions of the targets: p_i replaced by the test labels (SPEC §4).
+    """Held-out versions of the targets: p_i replaced by the test labels (docs/svm.md).
 
     Returns ``test_hinge`` (GCKL form), ``test_error`` (MISCLASS form) and ``test_cost_error``
     (BRMISCLASS form).
@@ -150,7 +151,8 @@ def target_for(weights) -> str:
 
 
 def inefficiency(table, criterion: str, target: str) -> tuple[float, float, float]:
-    """Inefficiency of a criterion (seed 000 §1.8): target at its grid minimiser / grid min of target.
+    """Inefficiency of a criterion (Wahba et al. 2001, §1.8): target at its grid minimiser / grid
+    min of target.
 
     Returns (value at the first minimiser, smallest and largest over tied minimisers) — XA is a count
     and often ties (the paper's "1.0062–1.0094").

@@ -1,4 +1,4 @@
-"""The fitted SVM (``SVMFit``) and the backend registry (SPEC §2; seed 000 eqs 1.9, 1.25)."""
+"""The fitted SVM (``SVMFit``) and the backend registry (Wahba et al. 2001, eqs 1.9, 1.25)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -20,7 +20,7 @@ class SVMFit:
     ----------
     lam : λ.   alpha : α_i ∈ [0, L(y_i)] (paper scale).   b : intercept.   f : f(x_i).
     y : ±1 labels.   upper : L(y_i).   weights : the ClassWeights.   K_diag : K_ii.
-    radius : R = max K_ii − min K_ij (XA's default, SPEC §3).
+    radius : R = max K_ii − min K_ij (XA's default, docs/svm.md).
     solver, n_iter, kkt_residual, polished, info : diagnostics.
     X, kernel : training inputs and kernel, for ``decision_function`` on new points.
     """
@@ -48,7 +48,7 @@ class SVMFit:
 
     @property
     def a(self) -> np.ndarray:
-        """LIBSVM-scale dual variables a_i = α_i / (2nλ) (SPEC §2)."""
+        """LIBSVM-scale dual variables a_i = α_i / (2nλ) (docs/svm.md)."""
         return self.alpha / (2.0 * self.n * self.lam)
 
     @property
@@ -58,7 +58,7 @@ class SVMFit:
 
     @property
     def theta(self) -> np.ndarray:
-        """θ_i = α_i K_ii / (2nλ) (SPEC §2), exactly 0 where α_i = 0."""
+        """θ_i = α_i K_ii / (2nλ) (docs/svm.md), exactly 0 where α_i = 0."""
         return self.a * self.K_diag
 
     @property
@@ -71,11 +71,11 @@ class SVMFit:
         return np.maximum(0.0, 1.0 - self.y * self.f)
 
     def primal_objective(self) -> float:
-        """(1/n) Σ L(y_i) ξ_i + λ c'Kc, with c'Kc = c'(f − b) (seed 000 eq 1.9)."""
+        """(1/n) Σ L(y_i) ξ_i + λ c'Kc, with c'Kc = c'(f − b) (Wahba et al. 2001, eq 1.9)."""
         return float(np.mean(self.upper * self.xi) + self.lam * self.c @ (self.f - self.b))
 
     def train_error(self) -> float:
-        """Fraction of training points with y_i f_i ≤ 0 (f = 0 counts as an error, SPEC §2)."""
+        """Fraction of training points with y_i f_i ≤ 0 (f = 0 counts as an error, docs/svm.md)."""
         return float(np.mean(self.y * self.f <= 0))
 
     def decision_function(self, X_new) -> np.ndarray:
@@ -147,7 +147,7 @@ def make_fit(sol: DualSolution, y, upper, weights: ClassWeights, K_diag, radius,
 
 def fit_svm(X, y, lam: float, kernel: Kernel | None = None, weights: ClassWeights | None = None,
             solver: str = "cvxopt") -> SVMFit:
-    """Fit the cost- and prior-weighted SVM (seed 000 eq 1.25; SPEC §2) at one λ.
+    """Fit the cost- and prior-weighted SVM (Wahba et al. 2001, eq 1.25) at one λ.
 
     Parameters
     ----------

@@ -1,11 +1,11 @@
-"""k-fold cross-validation and exact leave-one-out (SPEC §5; seed 000 §1.5).
+"""k-fold cross-validation and exact leave-one-out (Wahba et al. 2001, §1.5).
 
 Both return the out-of-sample decision values f^{[−i]}(x_i) for every λ of a σ column, so that one
 call serves the whole λ axis (and the path solver can follow one path per fold).
 
 Convention: a left-out fit minimizes the full objective with the left-out terms removed,
 (1/n) Σ_{j kept} L(y_j)(1 − y_j f_j)_+ + λ‖h‖², i.e. the weight 1/n of each term (LIBSVM's
-C = 1/(2nλ)) is unchanged. This is the leaving-out-one functional of seed 000 §1.5 — the one under
+C = 1/(2nλ)) is unchanged. This is the leaving-out-one functional of Wahba et al. 2001, §1.5 — the one under
 which "if α_k = 0, leaving out the k-th data point does not change the solution" holds, and under
 which Joachims' ξα bound is proved. On m kept points it is the usual problem at λ' = nλ/m.
 """
@@ -32,7 +32,7 @@ def _kept_lambdas(lams, n: int, m: int) -> list:
 
 def kfold_decision_values(K, y, upper, lams: Sequence[float], folds: int = 5, seed: int = 0,
                           solver: str = "auto") -> np.ndarray:
-    """f^{[−fold(i)]}(x_i) for every λ: an array (len(lams), n), NaN where a fit failed (SPEC §5).
+    """f^{[−fold(i)]}(x_i) for every λ: an array (len(lams), n), NaN where a fit failed (docs/svm.md).
 
     Folds are stratified and seeded (scikit-learn's StratifiedKFold with shuffling); L(y_i) are fixed
     from the full sample (``upper``), and each fold keeps C = 1/(2nλ) (module docstring).
@@ -52,7 +52,7 @@ def kfold_decision_values(K, y, upper, lams: Sequence[float], folds: int = 5, se
 
 def loo_decision_values(K, y, upper, lams: Sequence[float], full: Sequence[DualSolution],
                         solver: str = "auto") -> np.ndarray:
-    """Exact leave-one-out f^{[−i]}(x_i) for every λ: an array (len(lams), n) (SPEC §5).
+    """Exact leave-one-out f^{[−i]}(x_i) for every λ: an array (len(lams), n) (docs/svm.md).
 
     ``full`` are the full-sample solutions at ``lams``. Leaving out a point with α_i = 0 does not
     change the solution, so f^{[−i]}(x_i) = f_i there; only points with α_i > 0 are refitted, each
@@ -86,7 +86,7 @@ def loo_decision_values(K, y, upper, lams: Sequence[float], full: Sequence[DualS
 
 
 def hinge_and_error(F, y, upper) -> tuple[np.ndarray, np.ndarray]:
-    """(1/n) Σ L(y_i)(1 − y_i F_i)_+ and (1/n) Σ L(y_i)[−y_i F_i]_* per row of F (SPEC §5)."""
+    """(1/n) Σ L(y_i)(1 − y_i F_i)_+ and (1/n) Σ L(y_i)[−y_i F_i]_* per row of F (docs/svm.md)."""
     yF = y[None, :] * F
     hinge = np.mean(upper[None, :] * np.maximum(0.0, 1.0 - yF), axis=1)
     err = np.mean(upper[None, :] * (yF <= 0), axis=1)

@@ -1,6 +1,6 @@
 """What every backend shares: the dual solution record, the exact finish (polish) and the KKT check.
 
-The dual of the weighted SVM (seed 000 eqs 1.9, 1.25; SPEC §2) is
+The dual of the weighted SVM (Wahba et al. 2001, eqs 1.9, 1.25) is
 
     min ½ α' (D_y K D_y / (2nλ)) α − e'α   s.t. 0 ≤ α_i ≤ L(y_i),  y'α = 0,
 
@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-#: relative tolerance that decides α = 0 or α = L(y_i) (SPEC §3: robust set membership)
+#: relative tolerance that decides α = 0 or α = L(y_i) (robust set memberships, docs/svm.md)
 BOUND_RTOL = 1e-6
 
 
@@ -35,14 +35,14 @@ class DualSolution:
 
 
 def decision_values(K, y, alpha, lam, b) -> np.ndarray:
-    """f_i = Σ_j K_ij y_j α_j / (2nλ) + b (SPEC §2)."""
+    """f_i = Σ_j K_ij y_j α_j / (2nλ) + b (docs/svm.md)."""
     n = len(y)
     return K @ (y * alpha) / (2.0 * n * lam) + b
 
 
 def zero_scale(n: int, lam: float) -> float:
     """min(1, 2nλ): the scale of α near 0. Free α are 2nλ·a_i with a_i = O(1) at small λ, so "α = 0"
-    is decided relative to L(y_i)·min(1, 2nλ), not L(y_i) (SPEC §2; the solvers' scaled variable)."""
+    is decided relative to L(y_i)·min(1, 2nλ), not L(y_i) (the solvers' scaled variable)."""
     return min(1.0, 2.0 * n * float(lam))
 
 
@@ -55,7 +55,7 @@ def snap_to_bounds(alpha, upper, rtol: float = BOUND_RTOL, scale: float = 1.0) -
 
 
 def kkt_residual(y, f, alpha, upper, rtol: float = BOUND_RTOL, scale: float = 1.0) -> float:
-    """Largest violation of the KKT conditions of the dual (SPEC §2).
+    """Largest violation of the KKT conditions of the dual (docs/svm.md).
 
     α_i = 0 needs y_i f_i ≥ 1; α_i = L(y_i) needs y_i f_i ≤ 1; 0 < α_i < L(y_i) needs y_i f_i = 1;
     also y'α = 0 (scaled by Σ L) and 0 ≤ α ≤ L. "α_i = 0" means α_i ≤ rtol·L(y_i)·scale, with
@@ -114,7 +114,7 @@ def interval_midpoint(lo_parts, hi_parts) -> float:
 
 
 def solve_on_partition(K, y, upper, lam, at_upper, free):
-    """α and b from a set partition: y_i f_i = 1 on the free set, y'α = 0 (SPEC §2).
+    """α and b from a set partition: y_i f_i = 1 on the free set, y'α = 0 (docs/svm.md).
 
     Returns (alpha, b). With no free point, b is the midpoint of the KKT interval.
     """
@@ -145,7 +145,7 @@ def solve_on_partition(K, y, upper, lam, at_upper, free):
 
 def finish_dual(K, y, upper, lam, alpha_raw, b_raw, solver: str, n_iter: int = 0,
                 tol: float = 1e-8, info: dict | None = None, max_rounds: int = 30) -> DualSolution:
-    """Exact solution from the sets the solver found (SPEC §2), corrected until KKT holds.
+    """Exact solution from the sets the solver found (docs/svm.md), corrected until KKT holds.
 
     Starting from the solver's partition (α snapped to 0 / L within ``BOUND_RTOL``·``zero_scale``),
     solve the free-set system; move free points that left [0, L] to the bound they crossed and bound

@@ -1,4 +1,4 @@
-"""LIBSVM through scikit-learn's ``SVC(kernel="precomputed")`` (SPEC §2).
+"""LIBSVM through scikit-learn's ``SVC(kernel="precomputed")`` (docs/svm.md).
 
 C = 1/(2nλ), class_weight = {+1: L(+1), −1: L(−1)}; |dual_coef_|_i = a_i = α_i/(2nλ).
 """
@@ -11,7 +11,7 @@ from ._common import DualSolution, finish_dual
 
 def solve_libsvm(K, y, upper, lam, tol: float = 1e-3, cache_size: float = 500.0,
                  max_iter: int = -1, min_tol: float = 1e-7) -> DualSolution:
-    """Fit the weighted SVM with LIBSVM's SMO on a precomputed Gram matrix (SPEC §2).
+    """Fit the weighted SVM with LIBSVM's SMO on a precomputed Gram matrix (docs/svm.md).
 
     SMO stops at its own tolerance ``tol`` (LIBSVM's default 1e-3); the answer is then finished
     exactly (``finish_dual``). When that does not reach the KKT conditions, SMO is run again with

@@ -1,6 +1,7 @@
-"""The entire regularization path of the weighted SVM (SPEC §2; Hastie, Rosset, Tibshirani & Zhu 2004).
+"""The entire regularization path of the weighted SVM (Hastie, Rosset, Tibshirani & Zhu 2004;
+docs/svm.md).
 
-Notation (SPEC §2). s = 2nλ is HRTZ's λ_H, α_i ∈ [0, L(y_i)] is the dual variable, β = D_y α,
+Notation (docs/svm.md). s = 2nλ is HRTZ's λ_H, α_i ∈ [0, L(y_i)] is the dual variable, β = D_y α,
 α_0 = s·b and h = s·f = K β + α_0. Points fall in three sets:
 
 * elbow E: y_i f_i = 1, 0 ≤ α_i ≤ L(y_i), α_i free to move;
@@ -29,17 +30,23 @@ Degenerate cases:
   last segment remain exact for every smaller s.
 
 At every requested λ the state is recomputed from the current partition (elbow system solved with
-iterative refinement) and f = K c + b evaluated as ``decision_values`` does; its KKT residual is
-checked. Above max(``kkt_tol``, rounding floor) — and with ``fallback`` — the answer is repaired,
-cheapest first: (1) LU-refined solves of the same elbow system; (2) active-set rounds on the path's
-own state at that λ (the path then continues from the repaired state; ``info["repaired"]``);
-(3) ``finish_dual`` on the path's answer; (4) a working-set QP from the path's answer
-(``solve_working_set``: cvxopt on the free points, the violators and the points nearest the
-margin, certified by the KKT check on all points; ``info["working_set_repairs"]``); (5)
-``solve_cvxopt`` on the whole problem (``info["fallback"]``), kept when its residual is smaller.
-The path restarts from a repaired answer. The rounding floor
-4·eps·max_i(|K||c| + |b|)_i is the accuracy to which f itself can be evaluated at that λ: at
-λ ≈ 2^-25/n with points at the bound, no solver in this parameterization does better.
+iterative refinement; LU-refined solves when that misses, ``_Path.solution_at``) and f = K c + b
+evaluated as ``decision_values`` does; its KKT residual is checked. Above max(``kkt_tol``,
+rounding floor) — and with ``fallback`` — the steps of ``REPAIR_LADDER`` are tried, cheapest
+first, until one returns an answer: ``_repair_on_path`` (active-set rounds on the path's own
+state at that λ; the path continues from there; ``info["repaired"]``), ``_repair_by_finish``
+(``finish_dual`` on the path's answer), ``_repair_on_working_set`` (``solve_working_set``: cvxopt
+on the free points, the violators and the points nearest the margin, certified by the KKT check on
+all points; ``info["working_set_repairs"]``) and ``_repair_by_cvxopt`` (``solve_cvxopt`` on the
+whole problem, ``info["fallback"]``, kept when its residual is smaller). The path restarts from an
+answer of the last three. When the path itself fails (cycling, too many events, a singular
+system), ``_recover`` answers the next λ with a working-set QP, else cvxopt, and restarts there.
+The rounding floor 4·eps·max_i(|K||c| + |b|)_i is the accuracy to which f itself can be evaluated
+at that λ: at λ ≈ 2^-25/n with points at the bound, no solver in this parameterization does better.
+
+Layout: ``_solve_path`` is the main loop (event → answers on the segment → crossing); the
+segment helpers (``_next_event``, ``_answer_segment``, ``_cross_event`` …), the repair steps and
+the recovery follow it; ``_Path`` holds the state, and ``elbow.py`` the maintained inverse.
 
 Accuracy note: with nearly singular elbow systems (Gaussian kernels with large σ, many elbow
 points) α_E is only determined up to the near-null space of K_EE; f and the objective are still
@@ -47,10 +54,16 @@ accurate, and the KKT check at each requested λ catches the rare case where α_
 """
 from __future__ import annotations
 
+import os
+from dataclasses import dataclass
+from typing import NamedTuple
+
 import numpy as np
 
 from ._common import (BOUND_RTOL, DualSolution, finish_dual, intercept_from_bounds, kkt_residual,
                       rounding_floor)
+from .elbow import ExplicitInverse, SchurInverse
+from .qp import solve_cvxopt
 from .working_set import solve_working_set
 
 _R, _L, _E, _P = 0, 1, 2, 3          # status codes: right (α=0), left (α=L), elbow, parked
@@ -59,224 +72,6 @@ _SGN = np.array([-1.0, 1.0, 0.0, 0.0])   # direction in which a non-elbow point 
 
 class PathError(RuntimeError):
     """The path could not be continued (cycling, loss of accuracy)."""
-
-
-class _ExplicitInverse:
-    """Inverse of the bordered elbow matrix [[0, 1'], [1, K_EE]] kept explicitly, in elbow order.
-
-    An entering point is a rank-one bordering update, a leaving point a rank-one downdate, each
-    O(|E|²) (HRTZ 2004 §6). Few numpy calls per change: the cheapest choice for small elbows, where
-    per-call overhead, not arithmetic, is the cost. Rebuilt by the owner every max(64, |E|) changes.
-    """
-
-    def __init__(self, A_E):
-        M = A_E.shape[0]
-        cap = M + 32
-        self.B = np.zeros((cap, cap))
-        try:
-            self.B[:M, :M] = np.linalg.inv(A_E)
-        except np.linalg.LinAlgError:
-            self.B[:M, :M] = np.linalg.pinv(A_E)
-        self.M = M
-        self.k = 0
-
-    def kmax(self):
-        return max(64, self.M)
-
-    def apply(self, rhs):
-        return self.B[:self.M, :self.M] @ rhs
-
-    def prepare_add(self, p, u, kpp):
-        w = self.B[:self.M, :self.M] @ u
-        c = kpp - u @ w
-        return float(c), (w, c)
-
-    def commit_add(self, data, w=None, c=None):
-        """Border the inverse with the point prepared by ``prepare_add`` (or with a more accurate
-        w = A⁻¹u and pivot c from the caller)."""
-        if w is None:
-            w, c = data
-        M = self.M
-        if M + 1 > self.B.shape[0]:
-            B = np.zeros((2 * M, 2 * M))
-            B[:M, :M] = self.B[:M, :M]
-            self.B = B
-        B = self.B
-        B[:M, :M] += np.outer(w, w / c)
-        B[M, :M] = B[:M, M] = -w / c
-        B[M, M] = 1.0 / c
-        self.M = M + 1
-        self.k += 1
-
-    def remove(self, j):
-        """Remove elbow position j; the last position moves into j (as in ``_Path.remove``)."""
-        M = self.M
-        r, last = j + 1, M - 1
-        B = self.B[:M, :M]
-        col = B[:, r].copy()
-        B -= np.outer(col, col / col[r])
-        if r != last:
-            B[r, :] = B[last, :]
-            B[:, r] = B[:, last]
-            B[r, r] = B[last, last]
-        self.M = M - 1
-        self.k += 1
-
-
-class _SchurInverse:
-    """Inverse of the bordered elbow matrix as a fixed base plus a Schur complement of changes.
-
-    Block-LU update (Gill, Murray, Saunders & Wright 1984, "Sparse matrix methods in
-    optimization"; the standard way to update an active-set KKT system): at a rebuild the inverse
-    B0 of the bordered matrix A0 = [[0, 1'], [1, K_{E0 E0}]] is formed once. A point q that enters
-    later adds a column v_q = [1; K_{E0, q}] (and its block K_{NN} among added points); a base point
-    r that leaves is pinned to β_r = 0 by a unit column e_r whose multiplier absorbs its own,
-    no longer enforced, equation. With V = [V_N, E_R], D = diag(K_NN, 0) and W = B0 V,
-
-        [[A0, V], [V', D]] [x; z] = [g; h]  ⇔  S z = h − V' B0 g,  x = B0 g − W z,
-
-    S = D − V' W (k × k, k = number of changes since the rebuild). A solve costs one product with
-    B0 plus O(|E|·k); an entering point costs one product with B0; a leaving point none. For large
-    elbows this replaces the two or three O(|E|²) passes of an explicit update by one. ``loc`` maps
-    elbow positions to the augmented system: > 0 base position, < 0 −(1 + added index).
-    """
-
-    def __init__(self, K, A_E, E):
-        self.K = K
-        self.E0 = np.array(E, dtype=np.intp)
-        self.M0 = M0 = len(E) + 1
-        try:
-            self.B0 = np.linalg.inv(A_E)
-        except np.linalg.LinAlgError:
-            self.B0 = np.linalg.pinv(A_E)
-        self.loc = np.arange(1, M0 + 32, dtype=np.intp)   # first m entries used
-        self.m = M0 - 1
-        self.N = []                       # added points, in column order
-        self.R = []                       # base positions (1..|E0|) pinned to zero
-        self.VN = np.empty((M0, 8))
-        self.WN = np.empty((M0, 8))
-        self.WR = np.empty((M0, 8))
-        self.S = np.empty((0, 0))         # order: added points, then pinned base positions
-
-    @property
-    def k(self):
-        return len(self.N) + len(self.R)
-
-    def kmax(self):
-        return min(128, max(16, (self.M0 - 1) // 8))
-
-    @staticmethod
-    def _room(M, j):
-        if j < M.shape[1]:
-            return M
-        out = np.empty((M.shape[0], 2 * M.shape[1]))
-        out[:, :j] = M[:, :j]
-        return out
-
-    def _solve(self, g, hN):
-        """[x; z_N] of the augmented system with right-hand side [g; h_N; 0]."""
-        x0 = self.B0 @ g
-        if self.k == 0:
-            return x0, hN[:0]
-        kN, kR = len(self.N), len(self.R)
-        t = np.empty(kN + kR)
-        t[:kN] = hN - self.VN[:, :kN].T @ x0
-        t[kN:] = -x0[self.R]
-        z = np.linalg.solve(self.S, t)
-        x = x0 - self.WN[:, :kN] @ z[:kN] - self.WR[:, :kR] @ z[kN:]
-        return x, z[:kN]
-
-    def apply(self, rhs):
-        """The inverse of the current bordered elbow matrix applied to rhs (elbow order)."""
-        loc = self.loc[:self.m]
-        base = loc > 0
-        added = ~base
-        g = np.zeros(self.M0)
-        g[0] = rhs[0]
-        g[loc[base]] = rhs[1:][base]
-        hN = np.zeros(len(self.N))
-        hN[-loc[added] - 1] = rhs[1:][added]
-        xb, zN = self._solve(g, hN)
-        x = np.empty(len(loc) + 1)
-        x[0] = xb[0]
-        x[1:][base] = xb[loc[base]]
-        x[1:][added] = zN[-loc[added] - 1]
-        return x
-
-    def prepare_add(self, p, u, kpp):
-        """Schur complement of point p against the current system, and the data to add it."""
-        kp = self.K[p]
-        v = np.empty(self.M0)
-        v[0] = 1.0
-        v[1:] = kp[self.E0]
-        w = self.B0 @ v
-        kN = len(self.N)
-        t = np.empty(self.k)
-        t[:kN] = kp[self.N] - self.VN[:, :kN].T @ w
-        t[kN:] = -w[self.R]
-        spp = kpp - v @ w
-        c = spp - t @ np.linalg.solve(self.S, t) if t.size else spp
-        return float(c), (p, v, w, t, spp)
-
-    def commit_add(self, data, w=None, c=None):
-        """Append a point prepared by ``prepare_add`` at the end of the elbow order. With ``c`` (a
-        backward-stable Schur complement from the caller) the new diagonal entry of S is set so
-        that S's last pivot equals c instead of the cancellation-prone spp − t'S⁻¹t."""
-        p, v, w, t, spp = data           # (a caller's w, in elbow order, is not used here)
-        if c is not None and t.size:
-            spp = c + t @ np.linalg.solve(self.S, t)
-        elif c is not None:
-            spp = c
-        kN = len(self.N)
-        self.VN = self._room(self.VN, kN)
-        self.WN = self._room(self.WN, kN)
-        self.VN[:, kN] = v
-        self.WN[:, kN] = w
-        k = self.k
-        S = np.empty((k + 1, k + 1))
-        S[:kN, :kN] = self.S[:kN, :kN]
-        S[:kN, kN + 1:] = self.S[:kN, kN:]
-        S[kN + 1:, :kN] = self.S[kN:, :kN]
-        S[kN + 1:, kN + 1:] = self.S[kN:, kN:]
-        S[kN, :kN] = S[:kN, kN] = t[:kN]
-        S[kN, kN + 1:] = S[kN + 1:, kN] = t[kN:]
-        S[kN, kN] = spp
-        self.S = S
-        self.N.append(p)
-        if self.m == self.loc.size:
-            self.loc = np.r_[self.loc, np.zeros(self.m, dtype=np.intp)]
-        self.loc[self.m] = -(kN + 1)
-        self.m += 1
-
-    def remove(self, j):
-        """Remove elbow position j; the last position moves into j (as in ``_Path.remove``)."""
-        lj = self.loc[j]
-        kN, kR = len(self.N), len(self.R)
-        if lj > 0:                                   # pin base position lj to zero
-            b = lj
-            col = self.B0[:, b]
-            self.WR = self._room(self.WR, kR)
-            self.WR[:, kR] = col
-            k = self.k
-            S = np.empty((k + 1, k + 1))
-            S[:k, :k] = self.S
-            S[k, :kN] = S[:kN, k] = -self.WN[b, :kN]
-            S[k, kN:k] = S[kN:k, k] = -col[self.R]
-            S[k, k] = -col[b]
-            self.S = S
-            self.R.append(b)
-        else:                                        # drop the q-th added point
-            q = -lj - 1
-            keep = np.r_[0:q, q + 1:kN]
-            self.VN[:, q:kN - 1] = self.VN[:, keep[q:]]
-            self.WN[:, q:kN - 1] = self.WN[:, keep[q:]]
-            idx = np.r_[keep, kN:self.k]
-            self.S = self.S[np.ix_(idx, idx)]
-            del self.N[q]
-            loc = self.loc[:self.m]
-            loc[loc < lj] += 1
-        self.m -= 1
-        self.loc[j] = self.loc[self.m]
 
 
 class _Path:
@@ -408,9 +203,9 @@ class _Path:
         if m == 0:
             self.F = None
         elif m >= self.SCHUR_FROM:
-            self.F = _SchurInverse(self.K, self.A[:m + 1, :m + 1], self.E)
+            self.F = SchurInverse(self.K, self.A[:m + 1, :m + 1], self.E)
         else:
-            self.F = _ExplicitInverse(self.A[:m + 1, :m + 1])
+            self.F = ExplicitInverse(self.A[:m + 1, :m + 1])
 
     def solve_elbow(self, rhs, refine=3, rtol=1e-15, rescue=True):
         """Solve the bordered elbow system backward-stably: the maintained inverse plus iterative
@@ -464,7 +259,7 @@ class _Path:
     # ------------------------------------------------------------------ state
     def set_solution(self, s, alpha, b):
         """Take an exact solution at s = 2nλ: partition, elbow inverse, exact α_E, h."""
-        upper, y = self.upper, self.y
+        upper = self.upper
         alpha = np.clip(np.asarray(alpha, float), 0.0, upper)
         at0 = alpha <= BOUND_RTOL * min(1.0, float(s)) * upper
         atL = alpha >= (1.0 - BOUND_RTOL) * upper
@@ -642,7 +437,6 @@ class _Path:
 def _start(K, y, upper, lam, kkt_tol):
     """An exact solution at the largest λ: LIBSVM finished exactly, else cvxopt."""
     from .libsvm import solve_libsvm
-    from .qp import solve_cvxopt
 
     try:
         sol = solve_libsvm(K, y, upper, lam, tol=1e-5)    # finish_dual makes it exact
@@ -656,7 +450,7 @@ def _start(K, y, upper, lam, kkt_tol):
 def solve_path(K, y, upper, lams, *, kkt_tol: float = 1e-8, fallback: bool = True,
                start: DualSolution | None = None, max_events: int | None = None,
                dep_tol: float = 1e-11, blas_threads: int | None = 1) -> list:
-    """Exact regularization path of the weighted SVM evaluated at the requested λ (SPEC §2).
+    """Exact regularization path of the weighted SVM evaluated at the requested λ (docs/svm.md).
 
     Follows the piecewise-linear path α(s), α_0(s) (s = 2nλ = HRTZ's λ_H) of Hastie, Rosset,
     Tibshirani & Zhu (2004, JMLR 5) from an exact solution at max(lams) downwards, with per-point
@@ -708,273 +502,404 @@ def solve_path(K, y, upper, lams, *, kkt_tol: float = 1e-8, fallback: bool = Tru
 
 
 def _solve_path(K, y, upper, lams, kkt_tol, fallback, start, max_events, dep_tol, limiter):
-    from .qp import solve_cvxopt
+    """The path's main loop (the order of Hastie's svmpath.R): find the next event, answer the
+    requested λ on the segment before it (repairing answers that fail the KKT check), cross the
+    event and update the sets; on a failure, recover at the next requested λ and restart."""
+    run = _setup(K, y, upper, lams, kkt_tol, fallback, max_events, dep_tol, limiter)
+    if run is None:
+        return []
+    _start_path(run, start)
+    while run.k < run.s_req.size:
+        try:
+            if run.total_events > run.max_events:
+                raise PathError("too many events")
+            seg = _next_event(run.path, run.y, run.upper)
+            if _answer_segment(run, seg):
+                continue                          # a repair moved the state: new segment
+            if run.k >= run.s_req.size:
+                break
+            _cross_event(run, seg)
+        except (PathError, np.linalg.LinAlgError, FloatingPointError) as exc:
+            if not run.fallback:
+                _answer_rest_as_is(run, str(exc))
+                break
+            _recover(run, str(exc))
+    return _report(run)
 
-    def _cvxopt(lam):
-        if limiter is None:
-            return solve_cvxopt(K, y, upper, lam)
-        import os
-        with limiter(limits=os.cpu_count() or 1, user_api="blas"):
-            return solve_cvxopt(K, y, upper, lam)
 
+# ---------------------------------------------------------------------------- one call's state
+@dataclass
+class _Run:
+    """What one call of ``solve_path`` shares: the problem, the requested λ in decreasing order,
+    the answers so far, the path's current state and the counters reported in ``info``."""
+
+    K: np.ndarray
+    y: np.ndarray
+    upper: np.ndarray
+    lams: np.ndarray                  # as requested
+    order: np.ndarray                 # lams[order] is decreasing
+    s_req: np.ndarray                 # 2nλ in that order
+    kkt_tol: float
+    fallback: bool
+    dep_tol: float
+    max_events: int
+    limiter: object                   # threadpoolctl's ``threadpool_limits``, or None
+    out: list
+    start_kind: str = "given"
+    path: _Path | None = None
+    k: int = 0                        # next requested λ, in decreasing order
+    total_events: int = 0
+    zero_steps: int = 0               # consecutive zero-length steps
+    repairs: int = 0
+    ws_repairs: int = 0
+    fallbacks: int = 0
+    last_good: DualSolution | None = None   # last answer within tolerance
+
+    @property
+    def lam(self):
+        """The k-th requested λ."""
+        return self.lams[self.order[self.k]]
+
+    def record(self, sol):
+        """Store sol as the answer at the k-th λ; an answer within tolerance is remembered as a
+        start for later working-set repairs."""
+        self.out[self.order[self.k]] = sol
+        if sol.kkt_residual <= max(self.kkt_tol, sol.info.get("kkt_floor", 0.0)):
+            self.last_good = sol
+
+    def restart(self, sol):
+        """Replace the path's state by a fresh one from sol, an exact answer at the k-th λ."""
+        P = _Path(self.K, self.y, self.upper, dep_tol=self.dep_tol)
+        P.set_solution(self.s_req[self.k], sol.alpha, sol.b)
+        self.path = P
+        self.zero_steps = 0
+
+
+def _setup(K, y, upper, lams, kkt_tol, fallback, max_events, dep_tol, limiter):
+    """Checked inputs and the requested λ in decreasing order; None when no λ is requested."""
     K = np.asarray(K, float)
     y = np.asarray(y, float)
     upper = np.asarray(upper, float)
     lams = np.atleast_1d(np.asarray(lams, float))
     n = len(y)
     if lams.size == 0:
-        return []
+        return None
     if np.any(lams <= 0):
         raise ValueError("every λ must be positive")
     order = np.argsort(-lams, kind="stable")
-    s_req = 2.0 * n * lams[order]
     max_events = 50 * n + 1000 if max_events is None else int(max_events)
+    return _Run(K, y, upper, lams, order, 2.0 * n * lams[order], kkt_tol, fallback, dep_tol,
+                max_events, limiter, [None] * lams.size)
 
-    P = _Path(K, y, upper, dep_tol=dep_tol)
+
+def _start_path(run, start):
+    """The path's state at the largest λ, from ``start`` or from ``_start``."""
+    P = _Path(run.K, run.y, run.upper, dep_tol=run.dep_tol)
     if start is None:
-        start, used_cvx = _start(K, y, upper, float(lams[order[0]]), kkt_tol)
-        start_kind = "cvxopt" if used_cvx else "libsvm"
-    else:
-        start_kind = "given"
-    P.set_solution(s_req[0], start.alpha, start.b)
+        start, used_cvx = _start(run.K, run.y, run.upper, float(run.lams[run.order[0]]),
+                                 run.kkt_tol)
+        run.start_kind = "cvxopt" if used_cvx else "libsvm"
+    P.set_solution(run.s_req[0], start.alpha, start.b)
+    run.path = P
 
-    out = [None] * lams.size
-    fallbacks = 0
-    repairs = 0
-    ws_repairs = 0
-    last_good = [None]
 
-    def _reference(k):
-        nonlocal fallbacks
-        fallbacks += 1
-        try:
-            return _cvxopt(float(lams[order[k]]))
-        except Exception:                                         # noqa: BLE001
-            return None
-
-    def _repair(k, sol):
-        nonlocal repairs
-        try:
-            fin = finish_dual(K, y, upper, float(lams[order[k]]), sol.alpha, sol.b, "path")
-        except Exception:                                         # noqa: BLE001
-            return None
-        floor = rounding_floor(K, y, fin.alpha, float(lams[order[k]]), fin.b, abs_K=P.abs_K)
-        if fin.kkt_residual <= max(kkt_tol, floor) and fin.kkt_residual < sol.kkt_residual:
-            fin.info["kkt_floor"] = floor
-            repairs += 1
-            return fin
-        return None
-
-    def _working_set(k, sol):
-        """Working-set cvxopt (svmcore.families.svm.solvers.working_set) from the path's near-solution, else
-        from the last accepted answer at a larger λ (after a degenerate stretch the path's own
-        state can be far off while the previous grid point's partition is still close)."""
-        nonlocal ws_repairs
-        starts = (sol, last_good[0]) if sol.kkt_residual <= 1e-3 else (last_good[0], sol)
-        for begin in starts:
-            if begin is None or not (np.all(np.isfinite(begin.alpha)) and np.isfinite(begin.b)):
-                continue
-            try:
-                ws = solve_working_set(K, y, upper, float(lams[order[k]]), begin.alpha, begin.b,
-                                       tol=kkt_tol, blas_threads=None)
-            except Exception:                                     # noqa: BLE001
-                ws = None
-            if ws is not None and ws.kkt_residual < sol.kkt_residual:
-                ws_repairs += 1
-                return ws
-        return None
-
-    def _accepted(sol):
-        """Remember sol as the last answer within tolerance (a start for later repairs)."""
-        if sol.kkt_residual <= max(kkt_tol, sol.info.get("kkt_floor", 0.0)):
-            last_good[0] = sol
-
-    def _restart(k, ref, reason="KKT", kind="cvxopt"):
-        """Record a replacement answer at the k-th λ and restart the path from it."""
-        nonlocal zero_steps
-        out[order[k]] = DualSolution(float(lams[order[k]]), ref.alpha, ref.b, ref.f, "path",
-                                     total_events, ref.kkt_residual, ref.polished,
-                                     {"fallback": kind == "cvxopt",
-                                      "repaired": kind in ("repaired", "working_set"),
-                                      "start": start_kind, "error": reason})
-        _accepted(out[order[k]])
-        Pn = _Path(K, y, upper, dep_tol=dep_tol)
-        Pn.set_solution(s_req[k], ref.alpha, ref.b)
-        zero_steps = 0
-        return Pn
-
-    zero_steps = 0
-    k = 0                                         # next requested λ (in decreasing order)
-    total_events = 0
-    while k < s_req.size:
-        s = P.s
-        # ---------------------------------------------------------------- next event
-        failed = False
-        try:
-            if total_events > max_events:
-                raise PathError("too many events")
-            if P.m == 0:
-                s_ev, jp, jm = P.empty_elbow_event()
-                t_ev = s - s_ev
-                if t_ev < 0:
-                    t_ev = 0.0
-                ev = ("empty", jp, jm)
-            else:
-                da0, dbeta, dh = P.direction()
-                yE = y[P.E]
-                gap = y * P.h - s                     # y f − 1, times s
-                rho = 1.0 - y * dh                    # d gap / dt, t = s_k − s
-                sgn = _SGN[P.status]                  # +1 left, −1 right, 0 elbow/parked
-                # (divisions by ~0 are masked out; the caller silenced their warnings)
-                tm = np.where(sgn * rho > 1e-11, np.maximum(-gap / rho, 0.0), np.inf)
-                v = -yE * dbeta                       # dα_E/dt
-                aE = P.alpha[P.E]
-                uE = upper[P.E]
-                vtol = 1e-13 * uE / max(s, 1e-300)
-                te = np.where(v < -vtol, np.maximum(aE / -v, 0.0),
-                              np.where(v > vtol, np.maximum((uE - aE) / v, 0.0), np.inf))
-                i_m = int(np.argmin(tm)) if tm.size else -1
-                t_m = tm[i_m]
-                j_e = int(np.argmin(te))
-                t_e = te[j_e]
-                t_ev = min(t_m, t_e)
-                if t_ev >= s:                         # no event before s = 0
-                    t_ev = np.inf
-                ev = ("step",)
-            # ------------------------------------------------------ requested λ on this segment
-            restarted = False
-            while k < s_req.size and s - s_req[k] <= t_ev:
-                sol = P.solution_at(s_req[k], lams[order[k]], kkt_tol)
-                sol.info.update(fallback=False, start=start_kind)
-                ok = (sol.kkt_residual <= max(kkt_tol, sol.info["kkt_floor"])
-                      and np.all(np.isfinite(sol.f)))
-                if not ok and fallback:
-                    # cheap repair first: the exact finish (active-set correction) on the path's
-                    # own answer; cvxopt only when that does not reach the tolerance
-                    fin = P.repair_at(s_req[k], lams[order[k]], kkt_tol, sol.kkt_residual)
-                    if fin is not None:                 # the path continues from there
-                        repairs += 1
-                        fin.info.update(fallback=False, repaired=True, start=start_kind)
-                        out[order[k]] = fin
-                        _accepted(fin)
-                        k += 1
-                        restarted = True
-                        break
-                    fin, kind, how = _repair(k, sol), "repaired", "finish_dual"
-                    if fin is None:
-                        fin, kind, how = _working_set(k, sol), "working_set", "a working-set QP"
-                    if fin is not None:
-                        P = _restart(k, fin, f"repaired by {how}", kind=kind)
-                        k += 1
-                        restarted = True
-                        break
-                    ref = _reference(k)
-                    if ref is not None and not ref.kkt_residual >= sol.kkt_residual:
-                        P = _restart(k, ref)
-                        k += 1
-                        restarted = True
-                        break
-                out[order[k]] = sol
-                _accepted(sol)
-                k += 1
-            if restarted:
-                continue
-            if k >= s_req.size:
-                break
-            # ------------------------------------------------------ advance to the event
-            if ev[0] == "empty":
-                _, jp, jm = ev
-                P.s = s - t_ev
-                g = P.h - P.alpha0
-                P.alpha0 = P.s - g[jp]
-                P.h = g + P.alpha0
-                P.try_add(jp)
-                if not P.try_add(jm):
-                    raise PathError("empty elbow: dependent pair")
-                P.n_events += 1
-                total_events += 1
-                continue
-            P.s = s - t_ev
-            P.alpha[P.E] = aE + t_ev * v
-            P.alpha0 = P.alpha0 - t_ev * da0
-            P.h = P.h - t_ev * dh
-            if t_ev <= 1e-14 * s:
-                zero_steps += 1
-                if zero_steps > 10 + 2 * n:
-                    raise PathError("cycling at a degenerate breakpoint")
-            else:
-                zero_steps = 0
-            # all events within a relative tolerance of the first
-            tol_t = t_ev + 1e-12 * s
-            leave = np.flatnonzero(te <= tol_t)
-            enter = np.flatnonzero(tm <= tol_t)
-            removed = False
-            for j in sorted(leave.tolist(), reverse=True):
-                p = P.E[j]
-                if v[j] > 0:
-                    P.alpha[p] = upper[p]
-                    P.status[p] = _L
-                else:
-                    P.alpha[p] = 0.0
-                    P.status[p] = _R
-                P.remove(j)
-                removed = True
-            if removed:                               # parked points may now enter
-                parked = np.flatnonzero(P.status == _P)
-                for p in parked:
-                    if P.try_add(p):
-                        continue
-                    a = P.alpha[p]
-                    if a <= BOUND_RTOL * min(1.0, P.s) * upper[p]:
-                        P.alpha[p], P.status[p] = 0.0, _R
-                    elif a >= (1 - BOUND_RTOL) * upper[p]:
-                        P.alpha[p], P.status[p] = upper[p], _L
-            # enter in order of the size of their violation rate
-            enter = enter[np.argsort(-np.abs(rho[enter]))]
-            for p in enter:
-                if P.status[p] in (_L, _R) and not P.try_add(p):
-                    P.status[p] = _P
-            P.n_events += 1
-            total_events += 1
-            if P.needs_refactor():
-                P.refactor()
-                P.exact_state()
-            elif total_events % 8 == 0:
-                P.exact_state()
-        except (PathError, np.linalg.LinAlgError, FloatingPointError) as exc:
-            failed = True
-            reason = str(exc)
-        if failed:
-            if not fallback:
-                # return what the path gives, with its residual, for the remaining λ
-                for kk in range(k, s_req.size):
-                    try:
-                        sol = P.solution_at(s_req[kk], lams[order[kk]])
-                    except Exception:                             # noqa: BLE001
-                        sol = DualSolution(float(lams[order[kk]]), np.full(n, np.nan), np.nan,
-                                           np.full(n, np.nan), "path", P.n_events)
-                    sol.info.update(fallback=False, start=start_kind, error=reason)
-                    out[order[kk]] = sol
-                break
-            try:                          # the path's own answer there, repaired on a working set
-                near = P.solution_at(s_req[k], lams[order[k]])
-            except Exception:                                     # noqa: BLE001
-                near = DualSolution(float(lams[order[k]]), np.full(n, np.nan), np.nan,
-                                    np.full(n, np.nan), "path", 0, np.inf)
-            ref = _working_set(k, near)
-            if ref is not None:
-                P = _restart(k, ref, reason + "; repaired by a working-set QP", kind="working_set")
-                k += 1
-                continue
-            ref = _reference(k)
-            if ref is None:
-                raise PathError(f"path failed ({reason}) and cvxopt failed at lambda={lams[order[k]]:g}")
-            P = _restart(k, ref, reason)
-            k += 1
-    for sol in out:
+def _report(run):
+    """The answers in the input order, with the call's counters in ``info``."""
+    for sol in run.out:
         sol.info.setdefault("repaired", False)
-        sol.info["repairs"] = repairs
-        sol.info["working_set_repairs"] = ws_repairs
-        sol.info["fallbacks"] = fallbacks
-        sol.info["events"] = total_events
-    return out
+        sol.info["repairs"] = run.repairs
+        sol.info["working_set_repairs"] = run.ws_repairs
+        sol.info["fallbacks"] = run.fallbacks
+        sol.info["events"] = run.total_events
+    return run.out
+
+
+# ---------------------------------------------------------------------------- one segment
+class _Segment(NamedTuple):
+    """The current segment, from s down to its event at s − t (t = inf: none before s = 0).
+
+    An empty elbow ends when the pair (jp, jm) enters; otherwise the segment's rates
+    (dα_0/dt, dh/dt, dα_E/dt with t = s − s') and the step to each point's event are kept
+    (``te``: elbow point reaches 0 or L; ``tm``: left/right point reaches the margin)."""
+
+    s: float
+    t: float
+    empty: bool
+    jp: int | None = None
+    jm: int | None = None
+    da0: float = 0.0
+    dh: np.ndarray | None = None
+    v: np.ndarray | None = None
+    aE: np.ndarray | None = None
+    te: np.ndarray | None = None
+    tm: np.ndarray | None = None
+    rho: np.ndarray | None = None
+
+
+def _next_event(P, y, upper):
+    """The segment from the path's current s to its next event (HRTZ 2004 §3.2)."""
+    s = P.s
+    if P.m == 0:
+        s_ev, jp, jm = P.empty_elbow_event()
+        t_ev = s - s_ev
+        if t_ev < 0:
+            t_ev = 0.0
+        return _Segment(s, t_ev, True, jp, jm)
+    da0, dbeta, dh = P.direction()
+    gap = y * P.h - s                         # y f − 1, times s
+    rho = 1.0 - y * dh                        # d gap / dt, t = s_k − s
+    sgn = _SGN[P.status]                      # +1 left, −1 right, 0 elbow/parked
+    # (divisions by ~0 are masked out; the caller silenced their warnings)
+    tm = np.where(sgn * rho > 1e-11, np.maximum(-gap / rho, 0.0), np.inf)
+    v = -y[P.E] * dbeta                       # dα_E/dt
+    aE = P.alpha[P.E]
+    uE = upper[P.E]
+    vtol = 1e-13 * uE / max(s, 1e-300)
+    te = np.where(v < -vtol, np.maximum(aE / -v, 0.0),
+                  np.where(v > vtol, np.maximum((uE - aE) / v, 0.0), np.inf))
+    t_ev = min(tm[int(np.argmin(tm))], te[int(np.argmin(te))])
+    if t_ev >= s:                             # no event before s = 0
+        t_ev = np.inf
+    return _Segment(s, t_ev, False, da0=da0, dh=dh, v=v, aE=aE, te=te, tm=tm, rho=rho)
+
+
+def _answer_segment(run, seg):
+    """Answer every requested λ on the segment (s − t ≤ s_req ≤ s), checking each answer's KKT
+    residual and trying ``REPAIR_LADDER`` when it fails. True when a repair took over: the path's
+    state then sits at (or was restarted from) that λ, and the caller starts a new segment."""
+    P = run.path
+    while run.k < run.s_req.size and seg.s - run.s_req[run.k] <= seg.t:
+        sol = P.solution_at(run.s_req[run.k], run.lam, run.kkt_tol)
+        sol.info.update(fallback=False, start=run.start_kind)
+        ok = (sol.kkt_residual <= max(run.kkt_tol, sol.info["kkt_floor"])
+              and np.all(np.isfinite(sol.f)))
+        if not ok and run.fallback and _repaired(run, sol):
+            run.k += 1
+            return True
+        run.record(sol)
+        run.k += 1
+    return False
+
+
+def _cross_event(run, seg):
+    """Move the state to the event that ends the segment and update the sets there."""
+    P = run.path
+    if seg.empty:
+        _close_empty_elbow(P, seg)
+        P.n_events += 1
+        run.total_events += 1
+        return
+    _move_to_event(P, seg)
+    _count_zero_step(run, seg)
+    _update_sets(P, seg, run.upper)
+    P.n_events += 1
+    run.total_events += 1
+    if P.needs_refactor():
+        P.refactor()
+        P.exact_state()
+    elif run.total_events % 8 == 0:
+        P.exact_state()
+
+
+def _close_empty_elbow(P, seg):
+    """At the end of an empty-elbow segment α_0 is fixed and the pair (jp, jm) enters (HRTZ §4.1)."""
+    P.s = seg.s - seg.t
+    g = P.h - P.alpha0
+    P.alpha0 = P.s - g[seg.jp]
+    P.h = g + P.alpha0
+    P.try_add(seg.jp)
+    if not P.try_add(seg.jm):
+        raise PathError("empty elbow: dependent pair")
+
+
+def _move_to_event(P, seg):
+    """α_E, α_0 and h are affine in s on the segment: step them to s − t."""
+    t = seg.t
+    P.s = seg.s - t
+    P.alpha[P.E] = seg.aE + t * seg.v
+    P.alpha0 = P.alpha0 - t * seg.da0
+    P.h = P.h - t * seg.dh
+
+
+def _count_zero_step(run, seg):
+    """Allow a bounded number of consecutive zero-length steps (degenerate breakpoints)."""
+    if seg.t <= 1e-14 * seg.s:
+        run.zero_steps += 1
+        if run.zero_steps > 10 + 2 * len(run.y):
+            raise PathError("cycling at a degenerate breakpoint")
+    else:
+        run.zero_steps = 0
+
+
+def _update_sets(P, seg, upper):
+    """Apply every event within a relative tolerance of the first: elbow points leave for the
+    bound they reached (then parked points may enter), margin points enter the elbow (largest
+    violation rate first; a dependent one is parked)."""
+    tol_t = seg.t + 1e-12 * seg.s
+    leave = np.flatnonzero(seg.te <= tol_t)
+    enter = np.flatnonzero(seg.tm <= tol_t)
+    if leave.size:
+        for j in sorted(leave.tolist(), reverse=True):
+            p = P.E[j]
+            if seg.v[j] > 0:
+                P.alpha[p] = upper[p]
+                P.status[p] = _L
+            else:
+                P.alpha[p] = 0.0
+                P.status[p] = _R
+            P.remove(j)
+        _unpark(P, upper)
+    enter = enter[np.argsort(-np.abs(seg.rho[enter]))]
+    for p in enter:
+        if P.status[p] in (_L, _R) and not P.try_add(p):
+            P.status[p] = _P
+
+
+def _unpark(P, upper):
+    """After the elbow lost a point, parked points may enter; one still dependent stays parked,
+    unless its α is at a bound (then it joins that set)."""
+    for p in np.flatnonzero(P.status == _P):
+        if P.try_add(p):
+            continue
+        a = P.alpha[p]
+        if a <= BOUND_RTOL * min(1.0, P.s) * upper[p]:
+            P.alpha[p], P.status[p] = 0.0, _R
+        elif a >= (1 - BOUND_RTOL) * upper[p]:
+            P.alpha[p], P.status[p] = upper[p], _L
+
+
+# ---------------------------------------------------------------------------- repairs
+def _repaired(run, sol):
+    """Try ``REPAIR_LADDER`` in order, cheapest first; True when a step recorded an answer."""
+    for step in REPAIR_LADDER:
+        if step(run, sol) is not None:
+            return True
+    return False
+
+
+def _repair_on_path(run, sol):
+    """Active-set rounds on the path's own state at this λ (``_Path.repair_at``); the path
+    continues from the repaired state."""
+    fin = run.path.repair_at(run.s_req[run.k], run.lam, run.kkt_tol, sol.kkt_residual)
+    if fin is None:
+        return None
+    run.repairs += 1
+    fin.info.update(fallback=False, repaired=True, start=run.start_kind)
+    run.record(fin)
+    return fin
+
+
+def _repair_by_finish(run, sol):
+    """``finish_dual`` on the path's answer, kept when within max(tol, floor) and better; the
+    path restarts from it."""
+    lam = float(run.lam)
+    try:
+        fin = finish_dual(run.K, run.y, run.upper, lam, sol.alpha, sol.b, "path")
+    except Exception:                                             # noqa: BLE001
+        return None
+    floor = rounding_floor(run.K, run.y, fin.alpha, lam, fin.b, abs_K=run.path.abs_K)
+    if fin.kkt_residual <= max(run.kkt_tol, floor) and fin.kkt_residual < sol.kkt_residual:
+        fin.info["kkt_floor"] = floor
+        run.repairs += 1
+        return _restart_from(run, fin, "repaired by finish_dual", "repaired")
+    return None
+
+
+def _repair_on_working_set(run, sol):
+    """A working-set QP (``solve_working_set``); the path restarts from its answer."""
+    ws = _working_set(run, sol)
+    if ws is None:
+        return None
+    return _restart_from(run, ws, "repaired by a working-set QP", "working_set")
+
+
+def _repair_by_cvxopt(run, sol):
+    """cvxopt on the whole problem, kept unless its residual is no smaller; the path restarts."""
+    ref = _cvxopt_reference(run)
+    if ref is None or ref.kkt_residual >= sol.kkt_residual:
+        return None
+    return _restart_from(run, ref, "KKT", "cvxopt")
+
+
+#: the repairs of an answer that fails the KKT check, cheapest first; each records an accepted
+#: answer at the k-th λ and returns it, or returns None
+REPAIR_LADDER = (_repair_on_path, _repair_by_finish, _repair_on_working_set, _repair_by_cvxopt)
+
+
+def _working_set(run, sol):
+    """``solve_working_set`` from the path's near-solution, else from the last accepted answer at
+    a larger λ (after a degenerate stretch the path's own state can be far off while the
+    previous grid point's partition is still close); kept when better than sol."""
+    starts = (sol, run.last_good) if sol.kkt_residual <= 1e-3 else (run.last_good, sol)
+    for begin in starts:
+        if begin is None or not (np.all(np.isfinite(begin.alpha)) and np.isfinite(begin.b)):
+            continue
+        try:
+            ws = solve_working_set(run.K, run.y, run.upper, float(run.lam), begin.alpha, begin.b,
+                                   tol=run.kkt_tol, blas_threads=None)
+        except Exception:                                         # noqa: BLE001
+            ws = None
+        if ws is not None and ws.kkt_residual < sol.kkt_residual:
+            run.ws_repairs += 1
+            return ws
+    return None
+
+
+def _cvxopt_reference(run):
+    """``solve_cvxopt`` at the k-th λ with all BLAS threads (counted as a fallback); None if it
+    fails."""
+    run.fallbacks += 1
+    try:
+        if run.limiter is None:
+            return solve_cvxopt(run.K, run.y, run.upper, float(run.lam))
+        with run.limiter(limits=os.cpu_count() or 1, user_api="blas"):
+            return solve_cvxopt(run.K, run.y, run.upper, float(run.lam))
+    except Exception:                                             # noqa: BLE001
+        return None
+
+
+def _restart_from(run, ref, reason, kind):
+    """Record ref (a repaired or cvxopt answer) at the k-th λ and restart the path from it."""
+    sol = DualSolution(float(run.lam), ref.alpha, ref.b, ref.f, "path", run.total_events,
+                       ref.kkt_residual, ref.polished,
+                       {"fallback": kind == "cvxopt",
+                        "repaired": kind in ("repaired", "working_set"),
+                        "start": run.start_kind, "error": reason})
+    run.record(sol)
+    run.restart(sol)
+    return sol
+
+
+# ---------------------------------------------------------------------------- failures
+def _recover(run, reason):
+    """After the path failed: a working-set QP from the path's own answer at the k-th λ, else
+    cvxopt on the whole problem; the path restarts from that answer."""
+    try:
+        near = run.path.solution_at(run.s_req[run.k], run.lam)
+    except Exception:                                             # noqa: BLE001
+        n = len(run.y)
+        near = DualSolution(float(run.lam), np.full(n, np.nan), np.nan, np.full(n, np.nan),
+                            "path", 0, np.inf)
+    ref = _working_set(run, near)
+    if ref is not None:
+        _restart_from(run, ref, reason + "; repaired by a working-set QP", "working_set")
+    else:
+        ref = _cvxopt_reference(run)
+        if ref is None:
+            raise PathError(f"path failed ({reason}) and cvxopt failed at lambda={run.lam:g}")
+        _restart_from(run, ref, reason, "cvxopt")
+    run.k += 1
+
+
+def _answer_rest_as_is(run, reason):
+    """Without fallback: the path's own answers (with their residuals) for the remaining λ."""
+    n, P = len(run.y), run.path
+    for kk in range(run.k, run.s_req.size):
+        lam = run.lams[run.order[kk]]
+        try:
+            sol = P.solution_at(run.s_req[kk], lam)
+        except Exception:                                         # noqa: BLE001
+            sol = DualSolution(float(lam), np.full(n, np.nan), np.nan, np.full(n, np.nan),
+                               "path", P.n_events)
+        sol.info.update(fallback=False, start=run.start_kind, error=reason)
+        run.out[run.order[kk]] = sol

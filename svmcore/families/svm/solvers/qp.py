@@ -1,4 +1,4 @@
-"""cvxopt's interior-point QP on the SVM dual: the reference backend (SPEC §2; seed 000 eq 1.25)."""
+"""cvxopt's interior-point QP on the SVM dual: the reference backend (Wahba et al. 2001, eq 1.25)."""
 from __future__ import annotations
 
 import numpy as np
@@ -10,7 +10,7 @@ _OPTIONS = {"show_progress": False, "abstol": 1e-9, "reltol": 1e-9, "feastol": 1
 
 
 def solve_cvxopt(K, y, upper, lam, **options) -> DualSolution:
-    """Solve the weighted SVM dual with ``cvxopt.solvers.qp`` (SPEC §2).
+    """Solve the weighted SVM dual with ``cvxopt.solvers.qp`` (docs/svm.md).
 
     With s = 2nλ and m = min(1, s) the variable is v = α/m, so the problem solved is
     min ½ v' D_y K D_y v − (s/m) e'v, 0 ≤ v ≤ L(y)/m, y'v = 0: at large λ this is the α scale, at
@@ -28,7 +28,7 @@ def solve_cvxopt(K, y, upper, lam, **options) -> DualSolution:
 
 
 def solve_restricted_dual(K, y, upper, lam, alpha, Widx, options):
-    """cvxopt on the dual restricted to the points Widx, every other α fixed (SPEC §2).
+    """cvxopt on the dual restricted to the points Widx, every other α fixed (docs/svm.md).
 
     The variable is the change δ = (α_W − α_W⁰)/m from the current α⁰, m = min(1, 2nλ):
 

@@ -1,4 +1,4 @@
-"""Exact repair of a near-solution of the SVM dual by a working-set method (SPEC §2).
+"""Exact repair of a near-solution of the SVM dual by a working-set method (docs/svm.md).
 
 A regularization-path solver can end up at some λ with an answer (α, b) that is almost exact but
 whose KKT residual (``kkt_residual``) is a little too large — typically at very small λ with a
@@ -102,7 +102,7 @@ def _solve_sub(K, y, upper, lam, alpha, Widx, options):
 def solve_working_set(K, y, upper, lam, alpha, b, *, tol: float = 1e-8, max_rounds: int = 20,
                       min_size: int = 50, max_size: int = 500, blas_threads: int | None = 1,
                       **options) -> DualSolution | None:
-    """Repair a near-solution (α, b) of the weighted SVM dual by a working-set method (SPEC §2).
+    """Repair a near-solution (α, b) of the weighted SVM dual by a working-set method (docs/svm.md).
 
     Each round optimizes the dual over a working set W with cvxopt (everything outside W fixed at
     its current α), finishes the answer exactly on all n points with ``finish_dual`` and checks its
