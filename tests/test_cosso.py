@@ -204,3 +204,20 @@ def test_split_third_is_stratified():
     tr, te = cli.split_third(Dataset("toy", X, y), seed=0)
     assert tr.n == 60 and te.n == 30
     assert abs(np.mean(te.y > 0) - np.mean(y > 0)) < 0.05
+
+
+def test_run_from_a_runspec(monkeypatch):
+    from svmcore import families
+    from svmcore.spec import make_spec
+
+    monkeypatch.setitem(families.FAMILIES, "cosso", "svmcore.families.cosso.family")
+    spec = make_spec("cosso", data={"source": "inline", "name": "toy"},
+                     options={"tune": "gacv", "n_M": 4, "rounds": 2}, cost_b=2.0)
+    with pytest.raises(SVMCoreError, match="no option"):
+        make_spec("cosso", options={"sigma": 1.0})
+    X, y = _toy(n=50, seed=2)
+    out = FAMILY.run(spec, Dataset("toy", X, y), Dataset("toy test", *_toy(n=40, seed=9)))
+    assert out["tune"] == "gacv" and len(out["M_grid"]) == 4 and out["rounds"] <= 2
+    w = out["weights"]
+    assert w["L_pos"] == pytest.approx(2 * w["prior_a"] / w["sample_prior_a"])
+    assert out["test_n"] == 40

@@ -26,9 +26,9 @@ def test_page_renders_and_fits():
 
 
 def test_figures_from_a_fit():
-    data = make_simulation("zhang_additive", 60, 2)
+    data = make_simulation("zhang_additive", 50, 2)
     test = make_simulation("zhang_additive", 300, 3)
-    res = fit_cosso(data.X, data.y, p=data.p, n_M=5)
+    res = fit_cosso(data.X, data.y, p=data.p, n_M=4)
     out = payload(res, data, test)
     f = figs.theta_path_figure(out)
     assert len(f.data) == 10
