@@ -17,7 +17,10 @@ from ._validation import SVMCoreError
 from .families import FAMILIES
 
 #: modules that add whole subcommands (``add_subcommand(subparsers)`` and ``run(args)``)
-SUBCOMMAND_MODULES: tuple[str, ...] = ()
+SUBCOMMAND_MODULES: tuple[str, ...] = (
+    "svmcore.families.cosso.cli",
+    "svmcore.families.usvc.cli",
+)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -244,7 +247,10 @@ def build_parser() -> argparse.ArgumentParser:
     handlers = {"datasets": cmd_datasets, "sweep": cmd_sweep, "fit": cmd_fit}
     for path in SUBCOMMAND_MODULES:
         mod = import_module(path)
-        handlers[mod.add_subcommand(sub)] = mod.run
+        before = set(sub.choices)
+        mod.add_subcommand(sub)
+        for name in set(sub.choices) - before:
+            handlers[name] = mod.run
     ap.set_defaults(_handlers=handlers)
     return ap
 

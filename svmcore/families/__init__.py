@@ -19,6 +19,8 @@ from .._validation import SVMCoreError
 #: family name → module that defines ``FAMILY``
 FAMILIES: dict[str, str] = {
     "svm": "svmcore.families.svm.family",
+    "cosso": "svmcore.families.cosso.family",
+    "usvc": "svmcore.families.usvc.family",
 }
 
 _LOADED: dict = {}
