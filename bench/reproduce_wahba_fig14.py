@@ -1,6 +1,7 @@
-"""Seed 000 §1.8 (Figures 1.4–1.5): inefficiency of GACV, XA and BRXA on wahba2d, n = 200.
+"""Wahba et al. (2001) §1.8 (Figures 1.4–1.5): inefficiency of GACV, XA and BRXA on wahba2d, n = 200.
 
-Global grid search over log2(nλ) ∈ [−25, 0] (step 1) × log2 σ ∈ [−3, 3] (step 0.5), R replicate
+Global grid search over log2(nλ) ∈ [−25, STOP] (step 1; STOP = 0 and 8 by default) × log2 σ ∈ [−3, 3]
+(step 0.5), R replicate
 samples, standard case (L ≡ 1) and the nonstandard preset (C_A = 1, C_B = 2, π_A = 0.1). The
 inefficiency is MISCLASS (BRMISCLASS) at the criterion's grid minimiser over the grid minimum.
 XA and BRXA are counts and tie: the first minimiser in grid order is used, and the spread over tied
@@ -10,7 +11,7 @@ The paper does not say which ρ its §1.8 XA used. Two forms are reported: XA(ρ
 R = max K_ii − min K_ij (Joachims' bound, eq 1.21, this project's default), and the form (1.22)
 with ρ = 1 and K_ii, which is BRXA (1.28) with L ≡ 1 ("XA(1.22)" below).
 
-    python bench/reproduce_wahba_fig14.py [--replicates 20] [--solver auto] [--jobs 2]
+    python bench/reproduce_wahba_fig14.py [--replicates 20] [--stops 0,8] [--solver auto] [--jobs 2]
 """
 from __future__ import annotations
 
@@ -24,22 +25,22 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from svmcore.datasets.simulations import make_wahba2d  # noqa: E402
-from svmcore.grid import Grid, sweep  # noqa: E402
-from svmcore.weights import class_weights_from_costs  # noqa: E402
+from svmcore.grid import sweep  # noqa: E402
+from svmcore.spec import GridSpec  # noqa: E402
 
 PAPER = {("standard", "gacv"): 1.0064, ("standard", "xa"): "1.0062–1.0094",
          ("standard", "brxa"): "1.0062–1.0094",
          ("nonstandard", "gacv"): 1.151, ("nonstandard", "brxa"): 1.166}
 
 
-def one_replicate(seed: int, solver: str):
+def one_replicate(seed: int, solver: str, stop: float):
     d = make_wahba2d(200, seed=seed)
     out = {}
-    for case, w, crits in (("standard", class_weights_from_costs(d.y),
-                            ["gacv", "xa", "brxa", "misclass"]),
-                           ("nonstandard", class_weights_from_costs(d.y, 1, 2, 0.1),
-                            ["gacv", "brxa", "brmisclass"])):
-        res = sweep(d, Grid.paper(), w, crits, solver=solver)
+    grid = GridSpec.parse(f"-25:{stop:g}:1", "-3:3:0.5")
+    for case, costs, crits in (("standard", {}, ["gacv", "xa", "brxa", "misclass"]),
+                               ("nonstandard", dict(cost_a=1, cost_b=2, prior_a=0.1),
+                                ["gacv", "brxa", "brmisclass"])):
+        res = sweep(d, grid, criteria=crits, solver=solver, **costs)
         ineff = res.inefficiencies()
         out[case] = {c: ineff[c] for c in crits[:-1]}
         out[case]["kkt_max"] = float(res.table.kkt_residual.max())
@@ -52,16 +53,22 @@ def main(argv=None):
     ap.add_argument("--replicates", type=int, default=20)
     ap.add_argument("--solver", default="auto")
     ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--stops", default="0,8", help="largest log2(nλ) of each grid to run")
     args = ap.parse_args(argv)
+    for stop in map(float, args.stops.split(",")):
+        report(args, stop)
+
+
+def report(args, stop):
     t0 = time.perf_counter()
     if args.jobs == 1:
-        reps = [one_replicate(s, args.solver) for s in range(args.replicates)]
+        reps = [one_replicate(s, args.solver, stop) for s in range(args.replicates)]
     else:
         from joblib import Parallel, delayed
-        reps = Parallel(n_jobs=args.jobs)(delayed(one_replicate)(s, args.solver)
+        reps = Parallel(n_jobs=args.jobs)(delayed(one_replicate)(s, args.solver, stop)
                                           for s in range(args.replicates))
     secs = time.perf_counter() - t0
-    print(f"wahba2d n = 200, grid 26 λ × 13 σ, {args.replicates} replicates (seeds 0…"
+    print(f"\nwahba2d n = 200, grid log2(nλ) −25…{stop:g} × log2 σ −3…3, {args.replicates} replicates (seeds 0…"
           f"{args.replicates - 1}), solver {args.solver}: {secs:.1f} s")
     print(f"{'case':<12} {'criterion':<9} {'median':>7} {'Q1':>7} {'Q3':>7} {'ties: med lo–hi':>18}"
           f" {'paper (1 sample)':>17}")
