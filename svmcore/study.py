@@ -268,7 +268,7 @@ def _connect(scheduler):
         raise SVMCoreError(f"could not connect to the Dask scheduler at {scheduler}: {exc}") from None
 
 
-def _run_dask(tasks, source, replicates, token, scheduler, on_done, cancel, retries: int) -> None:
+def _run_dask(tasks, source, replicates, token, scheduler, on_done, cancel, retries: int) -> int:
     """A Dask cluster: real data scattered once to every worker, each replicate's data one task
     (a future the column tasks share), every task pure and keyed, so a lost one is recomputed."""
     from distributed import as_completed
@@ -293,6 +293,7 @@ def _run_dask(tasks, source, replicates, token, scheduler, on_done, cancel, retr
                     raise Cancelled()
         finally:
             client.cancel(futs + preps)
+        return len(client.scheduler_info().get("workers", {}))
     finally:
         if own:
             client.close()
@@ -399,7 +400,7 @@ def _check(specs: list[RunSpec], prep: dict, real: bool) -> None:
 
 
 def run_study(spec: RunSpec, replicates: int, weightings: Sequence[Weighting] = (STANDARD,), *,
-              data: Dataset | None = None, scheduler=None, n_jobs: int | None = 1,
+              data: Dataset | None = None, scheduler=None, n_jobs: int | None = 0,
               progress: Callable[[int, int], None] | None = None,
               cancel: Callable[[], bool] | None = None, retries: int = 3) -> StudyResult:
     """Run a replicate study.
@@ -469,8 +470,7 @@ def _prepare(source: dict, r: int) -> dict:
 
 def _dispatch(tasks, source, first, replicates, token, scheduler, n_jobs, on_done, cancel, retries):
     if scheduler is not None:
-        _run_dask(tasks, source, replicates, token, scheduler, on_done, cancel, retries)
-        return "dask", _dask_workers(scheduler)
+        return "dask", _run_dask(tasks, source, replicates, token, scheduler, on_done, cancel, retries)
     preps = [first] + [_prepare(source, r) for r in range(1, replicates)]
     jobs = 1 if n_jobs == 1 else clamp_jobs(n_jobs, len(tasks))
     if jobs == 1:
@@ -478,16 +478,6 @@ def _dispatch(tasks, source, first, replicates, token, scheduler, n_jobs, on_don
     else:
         _run_processes(tasks, preps, jobs, on_done, cancel)
     return "local", jobs
-
-
-def _dask_workers(scheduler) -> int:
-    try:
-        from distributed import Client
-        if isinstance(scheduler, Client):
-            return len(scheduler.scheduler_info().get("workers", {}))
-    except Exception:
-        pass
-    return -1
 
 
 def scheduler_from_env() -> str | None:

@@ -103,7 +103,7 @@ def test_cancel_and_bad_input():
         return n["k"] > 2
 
     with pytest.raises(Cancelled):
-        run_study(_spec(), 3, (STANDARD,), cancel=cancel)
+        run_study(_spec(), 3, (STANDARD,), cancel=cancel, n_jobs=1)
     with pytest.raises(SVMCoreError, match="replicates"):
         run_study(_spec(), 0)
     with pytest.raises(SVMCoreError, match="distinct"):
@@ -134,7 +134,7 @@ def test_run_hook(monkeypatch):
     monkeypatch.setitem(_LOADED, "nearest_mean", _MeanFamily())
     data = {"source": "bundled", "name": "sonar", "test_fraction": 0.3, "split_seed": 0}
     spec = make_spec("nearest_mean", data=data, log2_nlambda="0", log2_sigma="0", criteria="none")
-    res = run_study(spec, 3, (STANDARD, NONSTANDARD))
+    res = run_study(spec, 3, (STANDARD, NONSTANDARD), n_jobs=1)
     full = load_dataset("sonar")
     assert len(res.table) == 6
     for r in range(3):

@@ -25,7 +25,7 @@ def test_study_csv_and_saved_run(tmp_path, capsys):
     got = pd.read_csv(out)
     spec = make_spec("svm", data={"source": "simulation", "name": "wahba2d", "n": 40, "seed": 0},
                      log2_nlambda="-6:0:2", log2_sigma="-1:1:1", criteria="gacv,xa")
-    want = run_study(spec, 2, (STANDARD, NONSTANDARD)).table
+    want = run_study(spec, 2, (STANDARD, NONSTANDARD), n_jobs=1).table
     pd.testing.assert_frame_equal(got, want, check_exact=False, rtol=1e-15)
     err = capsys.readouterr().err
     assert "tasks/s" in err and "saved:" in err
