@@ -32,8 +32,8 @@ from ._validation import SVMCoreError
 from .spec import RunSpec, spec_from_dict
 
 FORMAT = 1
-TABLE = "table.parquet"
-SPEC = "spec.json"
+TABLE_FILE = "table.parquet"
+SPEC_FILE = "spec.json"
 KINDS = ("sweep", "study")
 _KEY = re.compile(r"^[A-Za-z0-9_-]{1,80}$")
 _TMP_AGE_S = 3600.0
@@ -138,20 +138,20 @@ def save_run(root, kind: str, spec: RunSpec, table: pd.DataFrame, meta: Mapping 
     full_meta = {"notes": [], "seconds": None, "weights": None, **meta, "kind": kind, "key": key,
                  "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
                  "code": code_fingerprint(), "data_fingerprint": data_fingerprint}
-    _write_table(folder / TABLE, table)
-    _write_json(folder / SPEC, {"format": FORMAT, "spec": spec.to_dict(), "meta": full_meta})
+    _write_table(folder / TABLE_FILE, table)
+    _write_json(folder / SPEC_FILE, {"format": FORMAT, "spec": spec.to_dict(), "meta": full_meta})
     return folder
 
 
 def _read_spec_json(folder: Path) -> dict:
     try:
-        doc = json.loads((folder / SPEC).read_text(encoding="utf-8"))
+        doc = json.loads((folder / SPEC_FILE).read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise SVMCoreError(f"{folder} is not a saved run (no {SPEC})") from None
+        raise SVMCoreError(f"{folder} is not a saved run (no {SPEC_FILE})") from None
     except (OSError, ValueError) as exc:
-        raise SVMCoreError(f"{folder / SPEC} is unreadable: {exc}") from None
+        raise SVMCoreError(f"{folder / SPEC_FILE} is unreadable: {exc}") from None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT or "spec" not in doc:
-        raise SVMCoreError(f"{folder / SPEC} is not a saved run of format {FORMAT}")
+        raise SVMCoreError(f"{folder / SPEC_FILE} is not a saved run of format {FORMAT}")
     return doc
 
 
@@ -161,11 +161,11 @@ def load_run(path) -> tuple[RunSpec, pd.DataFrame, dict]:
     doc = _read_spec_json(folder)
     spec = spec_from_dict(doc["spec"])
     try:
-        table = pd.read_parquet(folder / TABLE, engine="pyarrow")
+        table = pd.read_parquet(folder / TABLE_FILE, engine="pyarrow")
     except FileNotFoundError:
-        raise SVMCoreError(f"{folder} has no {TABLE}") from None
+        raise SVMCoreError(f"{folder} has no {TABLE_FILE}") from None
     except Exception as exc:  # pyarrow raises several types for damaged files
-        raise SVMCoreError(f"{folder / TABLE} is unreadable: {exc}") from None
+        raise SVMCoreError(f"{folder / TABLE_FILE} is unreadable: {exc}") from None
     return spec, table, dict(doc.get("meta", {}))
 
 
@@ -183,7 +183,7 @@ def list_runs(root) -> pd.DataFrame:
                 continue
             s, m = doc["spec"], doc.get("meta", {})
             data = s.get("data", {})
-            nrows = _parquet_rows(folder / TABLE)
+            nrows = _parquet_rows(folder / TABLE_FILE)
             if nrows is None:
                 continue
             notes = m.get("notes") or []
