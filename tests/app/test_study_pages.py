@@ -1,0 +1,74 @@
+"""AppTests of the study and saved-runs pages (no browser)."""
+import base64
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from streamlit.testing.v1 import AppTest
+
+from svmcore.spec import make_spec
+from svmcore.store import save_run
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _traces(at):
+    return [json.loads(c.proto.spec)["data"] for c in at.get("plotly_chart")]
+
+
+def _chart_types(at):
+    return [[tr["type"] for tr in f] for f in _traces(at)]
+
+
+def _array(v):
+    """A trace's array from the chart's JSON (plain list or plotly's base64 typed array)."""
+    if isinstance(v, dict):
+        return np.frombuffer(base64.b64decode(v["bdata"]), dtype=v["dtype"])
+    return np.asarray(v, float)
+
+
+def test_study_page_runs_tiny_study(monkeypatch):
+    monkeypatch.delenv("SVMAPP_DASK_SCHEDULER", raising=False)
+    at = AppTest.from_file(str(ROOT / "app_pages/study.py"), default_timeout=60).run()
+    assert not at.exception
+    at.number_input(key="study_n").set_value(40)
+    at.number_input(key="study_R").set_value(5)
+    at.text_input(key="study_lam").set_value("-6:0:2")
+    at.text_input(key="study_sig").set_value("-1:1:1")
+    at.multiselect(key="study_criteria").set_value(["gacv", "xa", "misclass"])
+    at.button(key="study_run").click().run()
+    assert not at.exception and not at.error
+    res = at.session_state["study_result"]
+    assert len(res.table) == 5 * 2 * 3 and res.table["replicate"].nunique() == 5
+    types = _chart_types(at)
+    assert types[0][:2] == ["box", "box"]                     # one box trace per weighting
+    box = _traces(at)[0][0]
+    assert box["name"] == "standard"
+    std = res.table[res.table["case"] == "standard"]["inefficiency"].to_numpy(float)
+    np.testing.assert_allclose(_array(box["y"]), std)
+    assert "scatter" in types[1]
+    # a bad axis is reported, the earlier result stays
+    at.text_input(key="study_lam").set_value("5:0:1")
+    at.button(key="study_run").click().run()
+    assert at.error and "STOP" in at.error[0].value
+    assert at.session_state["study_result"] is res
+
+
+def test_saved_runs_page(tmp_path, monkeypatch):
+    spec = make_spec("svm", data={"source": "simulation", "name": "wahba2d", "n": 40},
+                     log2_nlambda="-4:0:2", log2_sigma="-1:1:1", criteria="gacv")
+    study = pd.DataFrame({"replicate": [0, 0, 1, 1], "seed": [0, 0, 1, 1], "case": ["standard"] * 4,
+                          "criterion": ["gacv", "xa"] * 2, "log2_nlambda": [0.0, -2, 0, 0],
+                          "log2_sigma": [1.0, 0, 1, 1], "target": [0.1, 0.12, 0.11, 0.1],
+                          "inefficiency": [1.0, 1.2, 1.1, 1.0]})
+    grid = pd.DataFrame({"log2_sigma": np.repeat([-1.0, 0, 1], 3), "log2_nlambda": np.tile([-4.0, -2, 0], 3),
+                         "gacv": np.arange(9, dtype=float)})
+    save_run(tmp_path, "study", spec, study, {"settings": {"replicates": 2}})
+    save_run(tmp_path, "sweep", spec, grid, {})
+    monkeypatch.setenv("SVMAPP_RUNS", str(tmp_path))
+    at = AppTest.from_file(str(ROOT / "app_pages/saved_runs.py"), default_timeout=60).run()
+    assert not at.exception
+    assert len(at.dataframe) >= 3                              # the list and two tables
+    flat = [t for ts in _chart_types(at) for t in ts]
+    assert "box" in flat and "heatmap" in flat
