@@ -19,6 +19,7 @@ from .._validation import SVMCoreError
 #: family name → module that defines ``FAMILY``
 FAMILIES: dict[str, str] = {
     "svm": "svmcore.families.svm.family",
+    "logistic": "svmcore.families.soft.family",
 }
 
 _LOADED: dict = {}
