@@ -148,3 +148,17 @@ def kfold_decision_values(K: np.ndarray, y: np.ndarray, lams: Sequence[float], f
 def cv_deviance_values(F: np.ndarray, y: np.ndarray) -> np.ndarray:
     """CV deviance per λ: (1/n) Σ [−y f^{[−fold(i)]}_i + log(1 + e^{f^{[−fold(i)]}_i})]."""
     return np.mean(softplus(F) - to01(y)[None, :] * F, axis=1)
+
+
+def rangacv_draws(sols: Sequence[LogisticSolution], y01: np.ndarray, reps: int, n_draws: int,
+                  seed: int = 0) -> np.ndarray:
+    """ranGACV along one σ column for ``n_draws`` independent sets of R = ``reps`` perturbations
+    (draw k uses seed ``seed + k``): an array (n_draws, len(sols)), NaN where a fit failed. Shows
+    how much the randomized estimate moves with its draw (ranGACV paper, eq 10)."""
+    out = np.full((n_draws, len(sols)), np.nan)
+    for k in range(n_draws):
+        deltas = draw_deltas(len(y01), reps, seed + k)
+        for j, sol in enumerate(sols):
+            if not isinstance(sol, Exception):
+                out[k, j] = rangacv(sol, y01, deltas)
+    return out
