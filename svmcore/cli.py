@@ -20,6 +20,7 @@ from .families import FAMILIES
 SUBCOMMAND_MODULES: tuple[str, ...] = (
     "svmcore.families.cosso.cli",
     "svmcore.families.usvc.cli",
+    "svmcore.study_cli",
 )
 
 
@@ -58,6 +59,17 @@ def _add_data_options(p: argparse.ArgumentParser) -> None:
     for mod in _family_cli_modules():
         if hasattr(mod, "add_sweep_options"):
             mod.add_sweep_options(p)
+
+
+def _family_cli_module(model: str):
+    """The ``cli`` module of family ``model``, or None."""
+    mod_name = FAMILIES[model].rsplit(".", 1)[0] + ".cli"
+    try:
+        return import_module(mod_name)
+    except ModuleNotFoundError as exc:
+        if exc.name != mod_name:
+            raise
+        return None
 
 
 def _family_cli_modules():
@@ -102,9 +114,9 @@ def spec_from_args(args, log2_nlambda: str, log2_sigma: str):
     from .spec import make_spec
 
     options = {}
-    for mod in _family_cli_modules():
-        if hasattr(mod, "sweep_options") and getattr(mod, "MODEL", None) == args.model:
-            options.update(mod.sweep_options(args))
+    mod = _family_cli_module(args.model)
+    if mod is not None and hasattr(mod, "sweep_options"):
+        options.update(mod.sweep_options(args))
     criteria = getattr(args, "criteria", None)
     if criteria is not None:
         if not [c for c in criteria.split(",") if c.strip()]:
@@ -177,9 +189,11 @@ def cmd_fit(args) -> int:
         check_writable(args.out)
     train, _ = _step("loading the data", load_data, spec.data)
     l2n, l2s = spec.grid.log2_nlambda.start, spec.grid.log2_sigma.start
-    fam = spec.family
+    fam, mod = spec.family, _family_cli_module(spec.model)
     if hasattr(fam, "fit_payload"):
         out = _step("the fit", fam.fit_payload, spec, train, l2n, l2s)
+    elif mod is not None and hasattr(mod, "fit_payload"):
+        out = _step("the fit", mod.fit_payload, spec, train, l2n, l2s)
     else:
         raise SVMCoreError(f"model {spec.model!r} has no single-fit output")
     text = json.dumps(out, indent=1)

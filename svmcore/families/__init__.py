@@ -21,6 +21,7 @@ FAMILIES: dict[str, str] = {
     "svm": "svmcore.families.svm.family",
     "cosso": "svmcore.families.cosso.family",
     "usvc": "svmcore.families.usvc.family",
+    "logistic": "svmcore.families.soft.family",
 }
 
 _LOADED: dict = {}

@@ -1,0 +1,154 @@
+"""Penalized-likelihood ("logistic") soft classification as a model family.
+
+Wahba et al. (2001), §1.2, and Lin, Wahba, Xiang, Gao, Klein & Klein, "The bias-variance tradeoff
+and the randomized GACV": minimise (1/n) Σ [−y_i f_i + log(1 + e^{f_i})] + λ c'Kc, f = b + Kc,
+y_i = 1 for class A, 0 for B. One σ column: one eigendecomposition of the Gram matrix, Newton–
+Raphson from the largest λ to the smallest with warm starts (``newton.py``), then every criterion
+as a plain function of each solution (``criteria.py``). See ``docs/soft.md``.
+
+Columns: the requested criteria (``obs``, ``gacv``, ``rangacv``, ``ckl``, ``cv_deviance``), then
+``test_deviance`` when the runner passes a held-out set (a hold-out column, as the SVM's test
+scores, not a criterion one requests), then the diagnostics ``iterations``, ``converged``,
+``fit_error`` and ``note`` (plain-words remarks: saturated/separable fit, non-convergence).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from numbers import Integral
+from typing import Sequence
+
+import numpy as np
+from scipy.special import expit
+
+from ..._validation import SVMCoreError
+from ...kernels import gaussian_gram
+from ...spec import MAX_ROWS, MAX_SEED, Interval
+from .criteria import (ALL_CRITERIA, HOLDOUT_COLUMNS, IN_SAMPLE, TARGETS, cv_deviance_values,
+                       deviance, draw_deltas, in_sample_criteria, kfold_decision_values)
+from .newton import KernelBasis, LogisticSolution, newton_logistic, solve_path, to01
+
+DEFAULT_REPS = 5
+DEFAULT_SEED = 0
+
+
+@dataclass
+class LogisticFit:
+    """The soft classifier at one (λ, σ): f(x) = b + Σ c_i K(x, x_i), p̂(x) = 1/(1 + e^{−f(x)}).
+
+    ``solution`` keeps the Newton solution (f, p̂, W, the factor of G) for the criteria.
+    """
+
+    X_train: np.ndarray
+    sigma: float
+    lam: float
+    b: float
+    c: np.ndarray
+    solution: LogisticSolution
+
+    def decision_function(self, X) -> np.ndarray:
+        """f(x), the fitted logit of P(A | x)."""
+        return self.b + gaussian_gram(np.asarray(X, float), self.X_train, self.sigma) @ self.c
+
+    def predict_proba(self, X) -> np.ndarray:
+        """p̂(x) = P̂(A | x), a 1-D array (class A = +1)."""
+        return expit(self.decision_function(X))
+
+    def predict(self, X) -> np.ndarray:
+        """±1 labels: A where p̂(x) > ½."""
+        return np.where(self.decision_function(X) > 0, 1.0, -1.0)
+
+
+def options_of(spec) -> tuple[int, int]:
+    """(rangacv_reps, rangacv_seed) from the spec's family options (defaults 5 and 0)."""
+    return (int(spec.option("rangacv_reps", DEFAULT_REPS)),
+            int(spec.option("rangacv_seed", DEFAULT_SEED)))
+
+
+class LogisticFamily:
+    """Penalized likelihood with the Gaussian kernel; GACV and ranGACV estimate CKL."""
+
+    name = "logistic"
+    title = "Soft classification (penalized likelihood)"
+    criteria = ALL_CRITERIA
+    targets = TARGETS
+    option_constraints = {"rangacv_reps": Interval(Integral, 1, 1000),
+                          "rangacv_seed": Interval(Integral, 0, MAX_SEED)}
+
+    def default_criteria(self, has_truth: bool) -> tuple[str, ...]:
+        return IN_SAMPLE + (TARGETS if has_truth else ())
+
+    def result_columns(self, criteria: Sequence[str]) -> list[str]:
+        return [c for c in criteria]
+
+    def diagnostic_columns(self) -> list[str]:
+        return ["iterations", "converged", "fit_error", "note"]
+
+    def holdout_columns(self) -> tuple[str, ...]:
+        return HOLDOUT_COLUMNS
+
+    def target_for(self, spec) -> str | None:
+        """CKL, the comparative Kullback–Leibler distance (ranGACV paper, eq 3)."""
+        return "ckl"
+
+    def check(self, spec, n: int, n_pos: int, n_neg: int) -> None:
+        if n > MAX_ROWS:
+            raise SVMCoreError(f"the soft classification sweep is limited to {MAX_ROWS} rows "
+                               f"(one n×n Gram matrix per σ); this data set has {n}")
+        if "cv_deviance" in spec.criteria and not (2 <= spec.cv_folds <= min(n_pos, n_neg)):
+            raise SVMCoreError(f"cv_folds must be between 2 and the size of the smaller class "
+                               f"({min(n_pos, n_neg)}), got {spec.cv_folds}")
+
+    def column(self, col) -> list[dict]:
+        """All rows of one σ column (one eigendecomposition, warm-started Newton along λ)."""
+        spec, data = col.spec, col.data
+        t0 = time.perf_counter()
+        y01 = to01(data.y)
+        reps, seed = options_of(spec)
+        deltas = draw_deltas(data.n, reps, seed) if "rangacv" in spec.criteria else None
+        insample = [c for c in spec.criteria if c != "cv_deviance"]
+        try:
+            sols = solve_path(KernelBasis.from_gram(col.K), y01, col.lambdas)
+        except Exception as exc:  # e.g. the eigensolver failed: every row reports it
+            sols = [exc] * len(col.lambdas)
+        K_test = None if col.test is None else gaussian_gram(col.test.X, data.X, col.sigma)
+        rows = []
+        for k, sol in enumerate(sols):
+            row = col.base_row(k)
+            if isinstance(sol, Exception):
+                row.update(iterations=0, converged=False, note="",
+                           fit_error=f"{type(sol).__name__}: {sol}")
+                rows.append(row)
+                continue
+            row.update(iterations=sol.iterations, converged=sol.converged, fit_error="",
+                       note=sol.note)
+            try:
+                row.update(in_sample_criteria(sol, y01, insample, data.p, deltas))
+                if K_test is not None:
+                    row["test_deviance"] = deviance(sol.b + K_test @ sol.c, to01(col.test.y))
+            except Exception as exc:  # one bad point must not stop the column
+                row["fit_error"] = f"{type(exc).__name__}: {exc}"
+            rows.append(row)
+        if "cv_deviance" in spec.criteria:
+            F = kfold_decision_values(col.K, data.y, list(col.lambdas), spec.cv_folds, spec.cv_seed)
+            for row, v in zip(rows, cv_deviance_values(F, data.y), strict=True):
+                row["cv_deviance"] = float(v)
+        for row in rows:
+            row["seconds"] = (time.perf_counter() - t0) / len(rows)
+        return rows
+
+    def fit_at(self, spec, data, log2_nlambda: float, log2_sigma: float) -> LogisticFit:
+        """The soft classifier at one grid point (a cold-started Newton fit)."""
+        return fit_logistic(data.X, data.y, 2.0 ** float(log2_nlambda) / data.n,
+                            2.0 ** float(log2_sigma))
+
+
+def fit_logistic(X, y, lam: float, sigma: float) -> LogisticFit:
+    """Fit at one λ and σ (Gaussian kernel); ``y`` is ±1 (class A = +1)."""
+    X = np.asarray(X, float)
+    basis = KernelBasis.from_gram(gaussian_gram(X, sigma=sigma))
+    sol = newton_logistic(basis, to01(y), lam)
+    return LogisticFit(X, float(sigma), float(lam), sol.b, sol.c, sol)
+
+
+FAMILY = LogisticFamily()

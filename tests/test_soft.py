@@ -1,0 +1,240 @@
+"""Penalized-likelihood soft classification: Newton solver, H, GACV, ranGACV, CKL, CV, the family.
+
+Every number is checked against an independent computation: scipy.optimize on the (b, c)
+objective with the full Gram matrix, finite differences of re-solved fits, H formed densely from
+K^{-1} in f-coordinates, fold fits made one by one.
+"""
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+import pytest
+from scipy.optimize import minimize
+from scipy.special import expit
+
+from svmcore._validation import SVMCoreError
+from svmcore.datasets.base import Dataset
+from svmcore.datasets.simulations import make_simulation
+from svmcore.families import get_family
+from svmcore.families.soft import cli as soft_cli
+from svmcore.families.soft.criteria import (ckl, cv_deviance_values, deviance, draw_deltas, gacv,
+                                            kfold_decision_values, obs, rangacv, rangacv_terms,
+                                            traces)
+from svmcore.families.soft.family import FAMILY, fit_logistic
+from svmcore.families.soft.newton import KernelBasis, newton_logistic, solve_path, to01
+from svmcore.grid import sweep
+from svmcore.kernels import gaussian_gram
+from svmcore.spec import GridSpec, make_spec
+
+
+def _problem(name="wahba2d", n=40, seed=3, sigma=1.0):
+    d = make_simulation(name, n, seed)
+    return d, gaussian_gram(d.X, sigma=sigma), to01(d.y)
+
+
+def _scipy_fit(K, y01, lam):
+    """Minimise J(b, c) = (1/n)Σ[−y f + log(1+e^f)] + λ c'Kc with f = b + Kc, exact Hessian."""
+    n = len(y01)
+    Xf = np.hstack([np.ones((n, 1)), K])
+
+    def J(v):
+        f = Xf @ v
+        return np.mean(np.logaddexp(0, f) - y01 * f) + lam * v[1:] @ K @ v[1:]
+
+    def grad(v):
+        r = (expit(Xf @ v) - y01) / n
+        g = Xf.T @ r
+        g[1:] += 2 * lam * K @ v[1:]
+        return g
+
+    def hess(v):
+        p = expit(Xf @ v)
+        Hm = (Xf.T * (p * (1 - p))) @ Xf / n
+        Hm[1:, 1:] += 2 * lam * K
+        return Hm
+
+    r = minimize(J, np.zeros(n + 1), jac=grad, hess=hess, method="trust-exact",
+                 options={"gtol": 1e-12, "maxiter": 500})
+    return r.fun, Xf @ r.x
+
+
+def _dense_H(K, sol):
+    """H = (W + Σ_λ)^{-1} in f-coordinates with Σ_λ = 2nλ (K^{-1} − K^{-1}11'K^{-1}/1'K^{-1}1)
+    (b unpenalized), formed from an explicit inverse of a well-conditioned K."""
+    n = len(K)
+    Ki = np.linalg.inv(K)
+    one = np.ones(n)
+    v = Ki @ one
+    P = Ki - np.outer(v, v) / (one @ v)
+    return np.linalg.inv(np.diag(sol.w) + 2 * n * sol.lam * P)
+
+
+@pytest.mark.parametrize("name,n,sigma,log2_nl", [("wahba2d", 40, 1.0, -4.0),
+                                                   ("lin1d", 30, 0.2, -8.0),
+                                                   ("wahba2d", 35, 0.5, 1.0)])
+def test_newton_matches_scipy(name, n, sigma, log2_nl):
+    d, K, y01 = _problem(name, n, 1, sigma)
+    lam = 2.0 ** log2_nl / n
+    sol = newton_logistic(KernelBasis.from_gram(K), y01, lam)
+    J_ref, f_ref = _scipy_fit(K, y01, lam)
+    assert sol.converged and sol.note == ""
+    assert sol.objective == pytest.approx(J_ref, rel=1e-11, abs=1e-13)
+    np.testing.assert_allclose(sol.f, f_ref, atol=1e-6)
+    # f = b + Kc with the reported c
+    np.testing.assert_allclose(sol.b + K @ sol.c, sol.f, atol=1e-9)
+
+
+def test_warm_path_equals_cold_fits():
+    d, K, y01 = _problem("wahba2d", 50, 2, 0.8)
+    lams = 2.0 ** np.arange(-12.0, 3.0, 3.0) / 50
+    basis = KernelBasis.from_gram(K)
+    path = solve_path(basis, y01, lams)
+    for lam, sol in zip(lams, path, strict=True):
+        cold = newton_logistic(basis, y01, lam)
+        np.testing.assert_allclose(sol.f, cold.f, atol=1e-7)
+        assert sol.converged
+
+
+def test_H_matches_finite_differences_in_y():
+    d, K, y01 = _problem("wahba2d", 25, 4, 1.0)
+    lam = 2.0 ** -3 / 25
+    basis = KernelBasis.from_gram(K)
+    sol = newton_logistic(basis, y01, lam)
+    H = sol.H_dense()
+    h = 1e-5
+    for i in (0, 7, 19):
+        e = np.zeros(25)
+        e[i] = h
+        fp = newton_logistic(basis, y01 + e, lam).f
+        fm = newton_logistic(basis, y01 - e, lam).f
+        np.testing.assert_allclose((fp - fm) / (2 * h), H[:, i], atol=1e-6)
+    np.testing.assert_allclose(H, _dense_H(K, sol), atol=1e-7)
+
+
+def test_exact_gacv_matches_direct_evaluation():
+    d, K, y01 = _problem("wahba2d", 30, 5, 1.0)
+    n = 30
+    for log2_nl in (-6.0, -2.0, 2.0):
+        sol = newton_logistic(KernelBasis.from_gram(K), y01, 2.0 ** log2_nl / n)
+        H = _dense_H(K, sol)
+        sw = np.sqrt(sol.w)
+        trH, trWH = np.trace(H), np.trace(sw[:, None] * H * sw[None, :])
+        np.testing.assert_allclose(traces(sol), (trH, trWH), rtol=1e-8)
+        direct = (np.mean(np.log1p(np.exp(sol.f)) - y01 * sol.f)
+                  + trH / n * np.sum(y01 * (y01 - sol.p)) / (n - trWH))
+        assert gacv(sol, y01) == pytest.approx(direct, rel=1e-8)
+        assert obs(sol, y01) == pytest.approx(np.mean(np.log1p(np.exp(sol.f)) - y01 * sol.f))
+
+
+def test_rangacv_terms_match_dense_H_and_converge_to_gacv():
+    d, K, y01 = _problem("wahba2d", 40, 6, 1.0)
+    n = 40
+    sol = newton_logistic(KernelBasis.from_gram(K), y01, 2.0 ** -3 / n)
+    H = _dense_H(K, sol)
+    deltas = draw_deltas(n, 3, 11)
+    fit = np.sum(y01 * (y01 - sol.p))
+    for r in range(3):
+        dl = deltas[:, r]
+        want = dl @ H @ dl / n * fit / (dl @ dl - dl @ (sol.w * (H @ dl)))
+        assert rangacv_terms(sol, y01, deltas)[r] == pytest.approx(want, rel=1e-8)
+    exact = gacv(sol, y01) - obs(sol, y01)
+    est = rangacv(sol, y01, draw_deltas(n, 400, 0)) - obs(sol, y01)
+    assert est == pytest.approx(exact, rel=0.05)
+    # one replicate is far noisier than 400
+    assert abs(rangacv(sol, y01, draw_deltas(n, 1, 0)) - obs(sol, y01) - exact) > abs(est - exact)
+
+
+def test_ckl_and_deviance_by_hand():
+    f = np.array([-2.0, 0.0, 3.0])
+    p = np.array([0.1, 0.5, 0.8])
+    want = np.mean([-pi * fi + np.log(1 + np.exp(fi)) for pi, fi in zip(p, f, strict=True)])
+    assert deviance(f, p) == pytest.approx(want, rel=1e-14)
+    d, K, y01 = _problem("lin1d", 30, 0, 0.3)
+    sol = newton_logistic(KernelBasis.from_gram(K), y01, 2.0 ** -6 / 30)
+    assert ckl(sol, d.p) == pytest.approx(np.mean(-d.p * sol.f + np.log1p(np.exp(sol.f))))
+
+
+def test_kfold_matches_fold_fits_one_by_one():
+    from sklearn.model_selection import StratifiedKFold
+
+    d, K, y01 = _problem("wahba2d", 40, 7, 1.0)
+    lams = [2.0 ** -4 / 40, 2.0 ** 0 / 40]
+    F = kfold_decision_values(K, d.y, lams, folds=4, seed=3)
+    for k, lam in enumerate(lams):
+        G = np.full(40, np.nan)
+        for tr, te in StratifiedKFold(4, shuffle=True, random_state=3).split(np.zeros(40), d.y):
+            fit = fit_logistic(d.X[tr], d.y[tr], lam * 40 / len(tr), 1.0)
+            G[te] = fit.decision_function(d.X[te])
+        np.testing.assert_allclose(F[k], G, atol=1e-7)
+    cv = cv_deviance_values(F, d.y)
+    assert cv[0] == pytest.approx(deviance(F[0], y01))
+
+
+def test_family_column_equals_direct_calls():
+    d = make_simulation("wahba2d", 40, 8)
+    test = make_simulation("wahba2d", 30, 9)
+    res = sweep(d, GridSpec.parse("-6:0:3", "-1:0:1"), model="logistic", test=test,
+                criteria=["obs", "gacv", "rangacv", "ckl", "cv_deviance"], cv_folds=3,
+                options={"rangacv_reps": 3, "rangacv_seed": 5})
+    t = res.table
+    assert len(t) == 6 and t["converged"].all() and (t["fit_error"] == "").all()
+    assert list(t.columns[:9]) == ["log2_sigma", "log2_nlambda", "sigma", "lambda", "obs", "gacv",
+                                   "rangacv", "ckl", "cv_deviance"]
+    y01 = to01(d.y)
+    for _, row in t.iloc[[1, 5]].iterrows():
+        fit = fit_logistic(d.X, d.y, row["lambda"], row["sigma"])
+        sol = fit.solution
+        assert row["obs"] == pytest.approx(obs(sol, y01), rel=1e-8)
+        assert row["gacv"] == pytest.approx(gacv(sol, y01), rel=1e-7)
+        assert row["rangacv"] == pytest.approx(rangacv(sol, y01, draw_deltas(40, 3, 5)), rel=1e-7)
+        assert row["ckl"] == pytest.approx(ckl(sol, d.p), rel=1e-8)
+        assert row["test_deviance"] == pytest.approx(
+            deviance(fit.decision_function(test.X), to01(test.y)), rel=1e-7)
+    assert res.target == "ckl" and set(res.inefficiencies()) >= {"gacv", "rangacv"}
+
+
+def test_fit_object_and_payload():
+    d = make_simulation("lin1d", 40, 1)
+    spec = make_spec("logistic", options={"rangacv_reps": 2})
+    fit = FAMILY.fit_at(spec, d, -5.0, -2.0)
+    np.testing.assert_allclose(fit.decision_function(d.X), fit.solution.f, atol=1e-9)
+    np.testing.assert_allclose(fit.predict_proba(d.X), fit.solution.p, atol=1e-9)
+    out = soft_cli.fit_payload(spec, d, -5.0, -2.0)
+    for key in ("lambda", "sigma", "b", "c", "f", "p_hat", "obs", "gacv", "rangacv", "ckl"):
+        assert key in out
+    assert out["rangacv_reps"] == 2 and len(out["p_hat"]) == 40
+    parser = argparse.ArgumentParser()
+    soft_cli.add_sweep_options(parser)
+    assert soft_cli.sweep_options(parser.parse_args(["--rangacv-reps", "7"])) == {"rangacv_reps": 7}
+    assert soft_cli.sweep_options(parser.parse_args([])) == {}
+
+
+def test_registry_options_and_checks():
+    assert get_family("logistic") is FAMILY
+    with pytest.raises(SVMCoreError, match="rangacv_reps"):
+        make_spec("logistic", options={"rangacv_reps": 0})
+    with pytest.raises(SVMCoreError, match="no option"):
+        make_spec("logistic", options={"xa": 1})
+    spec = make_spec("logistic", criteria=["cv_deviance"], cv_folds=10)
+    with pytest.raises(SVMCoreError, match="cv_folds"):
+        FAMILY.check(spec, 30, 25, 5)
+    with pytest.raises(SVMCoreError, match="limited"):
+        FAMILY.check(spec, 6000, 3000, 3000)
+    assert FAMILY.default_criteria(False) == ("obs", "gacv", "rangacv")
+    assert FAMILY.target_for(spec) == "ckl"
+
+
+def test_separable_data_is_reported_not_crashed():
+    X = np.r_[np.linspace(-2, -1, 10), np.linspace(1, 2, 10)][:, None]
+    y = np.r_[-np.ones(10), np.ones(10)]
+    data = Dataset("sep", X, y)
+    res = sweep(data, GridSpec.parse("-40:0:20", "0"), model="logistic", criteria=["obs", "gacv"])
+    t = res.table
+    assert (t["fit_error"] == "").all() and np.isfinite(t["gacv"]).all()
+    tiny = t[t["log2_nlambda"] == -40].iloc[0]
+    assert "saturated" in tiny["note"]
+    assert "saturated" not in t[t["log2_nlambda"] == 0].iloc[0]["note"]
+    # every p̂ within 1e-6 of its label (checked on the object)
+    fit = fit_logistic(X, y, 2.0 ** -40 / 20, 1.0)
+    assert np.max(np.abs(to01(y) - fit.predict_proba(X))) < 1e-6
