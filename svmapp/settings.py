@@ -6,7 +6,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import pickle
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -347,34 +346,44 @@ def code_fingerprint() -> str:
     return h.hexdigest()[:16]
 
 
-def _cache_file(key: str) -> Path | None:
+def _cache():
+    """The bounded, data-only (Parquet + JSON) result cache, or None when switched off."""
+    from svmcore.store import ResultCache
+
     d = cache_dir()
-    return None if d is None else d / f"sweep_{key}_{code_fingerprint()}.pkl"
+    return None if d is None else ResultCache(d, max_bytes=CACHE_MAX_BYTES)
+
+
+#: the disk cache's bound; least recently used results are evicted beyond it
+CACHE_MAX_BYTES = int(os.environ.get("SVMAPP_CACHE_MB", "256")) * 2**20
 
 
 def disk_get(key: str):
-    """The SweepResult stored under ``key`` by this code version, or None."""
-    f = _cache_file(key)
-    if f is None or not f.is_file():
+    """The GridResult stored under ``key`` (which includes the code fingerprint), or None."""
+    from svmcore.grid import GridResult
+    from svmcore.spec import spec_from_dict
+    from svmcore.weights import ClassWeights
+
+    cache = _cache()
+    hit = None if cache is None else cache.get(key)
+    if hit is None:
         return None
+    table, meta = hit
     try:
-        with open(f, "rb") as fh:
-            return pickle.load(fh)
-    except Exception:
+        return GridResult(table, spec_from_dict(meta["spec"]), float(meta["seconds"]),
+                          ClassWeights(**meta["weights"]), list(meta.get("notes", [])))
+    except Exception:       # an entry from another code version: a miss
         return None
 
 
 def disk_put(key: str, result) -> bool:
-    """Store a SweepResult (best effort: a read-only or full disk only loses the cache)."""
-    f = _cache_file(key)
-    if f is None:
+    """Store a GridResult (best effort: a read-only or full disk only loses the cache)."""
+    cache = _cache()
+    if cache is None:
         return False
+    meta = {"spec": result.spec.to_dict(), "seconds": result.seconds,
+            "weights": result.weights.as_dict(), "notes": list(result.notes)}
     try:
-        f.parent.mkdir(parents=True, exist_ok=True)
-        tmp = f.with_suffix(f".tmp{os.getpid()}")
-        with open(tmp, "wb") as fh:
-            pickle.dump(result, fh, protocol=pickle.HIGHEST_PROTOCOL)
-        tmp.replace(f)
-        return True
+        return cache.put(key, result.table, meta)
     except Exception:
         return False
