@@ -70,15 +70,15 @@ def test_small_sweep_click_and_decision_panel(server):
         page = browser.new_page(viewport={"width": 1500, "height": 1100})
         page.set_default_timeout(90_000)
         # a small sweep through a link (the settings round trip through the query string)
-        page.goto(server + "/?dataset=wahba2d&n=80&lam=-12:0:4&sig=-1:1:1&criteria=gacv,xa,misclass")
+        page.goto(server + "/?dataset=wahba2d&n=80&lam=-12:0:4&sig=-1:1:1&criteria=gacv,xa,misclass&extend=0")
         page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length >= 4")
-        page.get_by_text("grid 4 × 3").first.wait_for()
+        page.get_by_text("grid log2(nλ) -12:0:4 × log2 σ -1:1:1").first.wait_for()
 
         # then a small sweep from the form: change the λ range and press Run sweep
         box = page.get_by_role("textbox", name="log2(nλ) start:stop:step")
         box.fill("-12:0:3")
         page.get_by_role("button", name="Run sweep").click()
-        page.get_by_text("grid 5 × 3").first.wait_for()
+        page.get_by_text("grid log2(nλ) -12:0:3 × log2 σ -1:1:1").first.wait_for()
         page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length >= 4")
         page.wait_for_timeout(1500)
 
