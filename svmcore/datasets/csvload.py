@@ -463,6 +463,47 @@ def _match_positive(positive, classes: list, label) -> str:
                        f"its values are: {_list(classes)}")
 
 
+def _feature_columns(df, cols, features, label, p_column) -> list:
+    """The feature columns: all but the label and probability columns, or the checked choice."""
+    if features is None:
+        features = [c for c in cols if c != label and c != p_column]
+    else:
+        if isinstance(features, str):
+            features = [features]
+        features = [str(f) for f in features]
+        for f in features:
+            if f not in df.columns:
+                raise CSVLoadError(f"feature {_q(f)} is not a column in the file; "
+                                   f"columns are: {_columns_text(df)}")
+            if f == label:
+                raise CSVLoadError(f"column {_q(f)} is the label; it cannot also be a feature")
+            if f == p_column:
+                raise CSVLoadError(f"column {_q(f)} is the probability column; it cannot also be a feature")
+        twice = [f for f, c in Counter(features).items() if c > 1]
+        if twice:
+            raise CSVLoadError(f"feature(s) listed twice: {_list(twice)}")
+    if not features:
+        raise CSVLoadError(f"no feature columns: the file has only {_columns_text(df)}")
+    return features
+
+
+def _standardized(X, features):
+    """(Z, center, scale) of the features, or CSVLoadError naming a column that cannot be scaled."""
+    with np.errstate(all="ignore"):
+        Z, center, scale = _standardize(X)
+        badcol = ~np.isfinite(Z).all(axis=0) | ~np.isfinite(scale) | ~np.isfinite(center)
+        if badcol.any():
+            j = int(np.flatnonzero(badcol)[0])
+            raise CSVLoadError(f"column {_q(features[j])} has values too large to standardize "
+                               f"(largest magnitude {_fmt_number(np.abs(X[:, j]).max())})")
+        tiny = np.abs(Z.std(axis=0) - 1.0) > 1e-6
+        if tiny.any():
+            j = int(np.flatnonzero(tiny)[0])
+            raise CSVLoadError(f"column {_q(features[j])} varies too little to standardize "
+                               f"(its values differ by only {_fmt_number(np.ptp(X[:, j]))})")
+    return Z, center, scale
+
+
 def dataset_from_table(df: pd.DataFrame, label, positive=None, p_column=None, features=None,
                        standardize: bool = True, name: str = "uploaded", max_rows: int | None = None,
                        criteria_note: str | None = None, *, source: str = "uploaded CSV file",
@@ -528,25 +569,7 @@ def dataset_from_table(df: pd.DataFrame, label, positive=None, p_column=None, fe
     else:
         p_column = None
 
-    if features is None:
-        features = [c for c in cols if c != label and c != p_column]
-    else:
-        if isinstance(features, str):
-            features = [features]
-        features = [str(f) for f in features]
-        for f in features:
-            if f not in df.columns:
-                raise CSVLoadError(f"feature {_q(f)} is not a column in the file; "
-                                   f"columns are: {_columns_text(df)}")
-            if f == label:
-                raise CSVLoadError(f"column {_q(f)} is the label; it cannot also be a feature")
-            if f == p_column:
-                raise CSVLoadError(f"column {_q(f)} is the probability column; it cannot also be a feature")
-        twice = [f for f, c in Counter(features).items() if c > 1]
-        if twice:
-            raise CSVLoadError(f"feature(s) listed twice: {_list(twice)}")
-    if not features:
-        raise CSVLoadError(f"no feature columns: the file has only {_columns_text(df)}")
+    features = _feature_columns(df, cols, features, label, p_column)
 
     if max_rows is not None:
         try:
@@ -598,19 +621,7 @@ def dataset_from_table(df: pd.DataFrame, label, positive=None, p_column=None, fe
 
     center = scale = None
     if standardize:
-        with np.errstate(all="ignore"):
-            Z, center, scale = _standardize(X)
-            badcol = ~np.isfinite(Z).all(axis=0) | ~np.isfinite(scale) | ~np.isfinite(center)
-            if badcol.any():
-                j = int(np.flatnonzero(badcol)[0])
-                raise CSVLoadError(f"column {_q(features[j])} has values too large to standardize "
-                                   f"(largest magnitude {_fmt_number(np.abs(X[:, j]).max())})")
-            tiny = np.abs(Z.std(axis=0) - 1.0) > 1e-6
-            if tiny.any():
-                j = int(np.flatnonzero(tiny)[0])
-                raise CSVLoadError(f"column {_q(features[j])} varies too little to standardize "
-                                   f"(its values differ by only {_fmt_number(np.ptp(X[:, j]))})")
-        X = Z
+        X, center, scale = _standardized(X, features)
 
     if class_names is None:
         neg = others[0] if len(others) == 1 else (
