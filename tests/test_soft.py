@@ -7,6 +7,7 @@ K^{-1} in f-coordinates, fold fits made one by one.
 from __future__ import annotations
 
 import argparse
+import json
 
 import numpy as np
 import pytest
@@ -204,6 +205,7 @@ def test_fit_object_and_payload():
     for key in ("lambda", "sigma", "b", "c", "f", "p_hat", "obs", "gacv", "rangacv", "ckl"):
         assert key in out
     assert out["rangacv_reps"] == 2 and len(out["p_hat"]) == 40
+    assert json.loads(json.dumps(out))["gacv"] == pytest.approx(gacv(fit.solution, to01(d.y)))
     parser = argparse.ArgumentParser()
     soft_cli.add_sweep_options(parser)
     assert soft_cli.sweep_options(parser.parse_args(["--rangacv-reps", "7"])) == {"rangacv_reps": 7}

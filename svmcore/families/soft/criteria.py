@@ -24,7 +24,7 @@ import numpy as np
 from scipy.linalg.lapack import dtrtri
 from sklearn.model_selection import StratifiedKFold
 
-from .newton import KernelBasis, LogisticSolution, softplus, solve_path, to01
+from .newton import KernelBasis, LogisticSolution, iter_path, softplus, to01
 
 IN_SAMPLE = ("obs", "gacv", "rangacv")
 TARGETS = ("ckl",)
@@ -137,9 +137,8 @@ def kfold_decision_values(K: np.ndarray, y: np.ndarray, lams: Sequence[float], f
     skf = StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed)
     for tr, te in skf.split(np.zeros(n), y):
         basis = KernelBasis.from_gram(K[np.ix_(tr, tr)])
-        sols = solve_path(basis, y01[tr], [lam * n / len(tr) for lam in lams])
         Kte = K[np.ix_(te, tr)]
-        for k, sol in enumerate(sols):
+        for k, sol in iter_path(basis, y01[tr], [lam * n / len(tr) for lam in lams]):
             if not isinstance(sol, Exception):
                 F[k, te] = sol.b + Kte @ sol.c
     return F

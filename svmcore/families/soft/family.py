@@ -26,7 +26,7 @@ from ...kernels import gaussian_gram
 from ...spec import MAX_ROWS, MAX_SEED, Interval
 from .criteria import (ALL_CRITERIA, HOLDOUT_COLUMNS, IN_SAMPLE, TARGETS, cv_deviance_values,
                        deviance, draw_deltas, in_sample_criteria, kfold_decision_values)
-from .newton import KernelBasis, LogisticSolution, newton_logistic, solve_path, to01
+from .newton import KernelBasis, LogisticSolution, iter_path, newton_logistic, to01
 
 DEFAULT_REPS = 5
 DEFAULT_SEED = 0
@@ -107,28 +107,14 @@ class LogisticFamily:
         reps, seed = options_of(spec)
         deltas = draw_deltas(data.n, reps, seed) if "rangacv" in spec.criteria else None
         insample = [c for c in spec.criteria if c != "cv_deviance"]
-        try:
-            sols = solve_path(KernelBasis.from_gram(col.K), y01, col.lambdas)
-        except Exception as exc:  # e.g. the eigensolver failed: every row reports it
-            sols = [exc] * len(col.lambdas)
         K_test = None if col.test is None else gaussian_gram(col.test.X, data.X, col.sigma)
-        rows = []
-        for k, sol in enumerate(sols):
-            row = col.base_row(k)
-            if isinstance(sol, Exception):
-                row.update(iterations=0, converged=False, note="",
-                           fit_error=f"{type(sol).__name__}: {sol}")
-                rows.append(row)
-                continue
-            row.update(iterations=sol.iterations, converged=sol.converged, fit_error="",
-                       note=sol.note)
-            try:
-                row.update(in_sample_criteria(sol, y01, insample, data.p, deltas))
-                if K_test is not None:
-                    row["test_deviance"] = deviance(sol.b + K_test @ sol.c, to01(col.test.y))
-            except Exception as exc:  # one bad point must not stop the column
-                row["fit_error"] = f"{type(exc).__name__}: {exc}"
-            rows.append(row)
+        rows: list = [None] * len(col.lambdas)
+        try:
+            path = iter_path(KernelBasis.from_gram(col.K), y01, col.lambdas)
+        except Exception as exc:  # e.g. the eigensolver failed: every row reports it
+            path = ((k, exc) for k in range(len(col.lambdas)))
+        for k, sol in path:       # one solution alive at a time (its factor is (r+1)²)
+            rows[k] = self._row(col, k, sol, y01, insample, deltas, K_test)
         if "cv_deviance" in spec.criteria:
             F = kfold_decision_values(col.K, data.y, list(col.lambdas), spec.cv_folds, spec.cv_seed)
             for row, v in zip(rows, cv_deviance_values(F, data.y), strict=True):
@@ -136,6 +122,22 @@ class LogisticFamily:
         for row in rows:
             row["seconds"] = (time.perf_counter() - t0) / len(rows)
         return rows
+
+    @staticmethod
+    def _row(col, k: int, sol, y01, insample, deltas, K_test) -> dict:
+        row = col.base_row(k)
+        if isinstance(sol, Exception):
+            row.update(iterations=0, converged=False, note="",
+                       fit_error=f"{type(sol).__name__}: {sol}")
+            return row
+        row.update(iterations=sol.iterations, converged=sol.converged, fit_error="", note=sol.note)
+        try:
+            row.update(in_sample_criteria(sol, y01, insample, col.data.p, deltas))
+            if K_test is not None:
+                row["test_deviance"] = deviance(sol.b + K_test @ sol.c, to01(col.test.y))
+        except Exception as exc:  # one bad point must not stop the column
+            row["fit_error"] = f"{type(exc).__name__}: {exc}"
+        return row
 
     def fit_at(self, spec, data, log2_nlambda: float, log2_sigma: float) -> LogisticFit:
         """The soft classifier at one grid point (a cold-started Newton fit)."""

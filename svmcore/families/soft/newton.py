@@ -130,7 +130,6 @@ class LogisticSolution:
     note: str
     basis: KernelBasis = field(repr=False)
     chol: tuple = field(repr=False, default=None)
-    G: np.ndarray = field(repr=False, default=None)    # upper triangle of G
 
     @property
     def z(self) -> np.ndarray:
@@ -252,25 +251,32 @@ def newton_logistic(basis: KernelBasis, y01: np.ndarray, lam: float, z0: np.ndar
         notes.append("saturated: p̂ within 1e-6 of every label (the classes are separable at "
                      "this λ; f grows without bound as λ → 0)")
     return LogisticSolution(lam, float(z[0]), z[1:].copy(), f, p, p * expit(-f), J, it, converged,
-                            "; ".join(notes), basis, chol, G)
+                            "; ".join(notes), basis, chol)
 
 
-def solve_path(basis: KernelBasis, y01: np.ndarray, lams: Sequence[float],
-               **kw) -> list:
-    """Solutions at every λ of ``lams`` (returned in the given order), computed from the largest λ
-    to the smallest, each warm-started at the previous one. A failure at one λ is returned as the
-    exception in its place and the next λ starts afresh."""
+def iter_path(basis: KernelBasis, y01: np.ndarray, lams: Sequence[float], **kw):
+    """Yield (index into ``lams``, solution) from the largest λ to the smallest, each fit
+    warm-started at the tangent prediction from the previous one (``predictor``). A failure at
+    one λ is yielded as the exception in its place and the next λ starts afresh. Only the
+    current solution is held, so a caller that consumes the solutions one by one keeps one
+    (r+1)-square factor in memory, not one per λ."""
     lams = [float(v) for v in lams]
-    out: list = [None] * len(lams)
     sol = None
     for k in sorted(range(len(lams)), key=lambda i: -lams[i]):
         try:
             z0 = None if sol is None else predictor(sol, lams[k])
             sol = newton_logistic(basis, y01, lams[k], z0=z0, **kw)
-            out[k] = sol
+            yield k, sol
         except Exception as exc:  # one bad λ must not stop the column
-            out[k] = exc
             sol = None
+            yield k, exc
+
+
+def solve_path(basis: KernelBasis, y01: np.ndarray, lams: Sequence[float], **kw) -> list:
+    """All solutions of ``iter_path`` as a list in the order of ``lams``."""
+    out: list = [None] * len(lams)
+    for k, sol in iter_path(basis, y01, lams, **kw):
+        out[k] = sol
     return out
 
 

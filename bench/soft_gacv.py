@@ -1,0 +1,147 @@
+"""Soft classification: how well GACV and ranGACV pick (λ, σ), and how long a grid takes.
+
+Part 1 (quality): lin1d and wahba2d, n = 200, 20 replicates each; on a 26 × 13 grid the median CKL
+inefficiency (CKL at the criterion's pick / grid minimum of CKL) of exact GACV and of ranGACV with
+R = 1, 5, 20 (Lin et al., eqs 8 and 10), and how often the CKL minimizer sits on the grid's edge.
+Part 2 (time): the family's grid runner on wahba2d, 26 λ × 13 σ, n = 200 and 500 (obs, GACV,
+ranGACV R = 5, CKL) and n = 2000 (ranGACV R = 5 and CKL only), with peak memory.
+
+Run: ``PYTHONPATH=. python bench/soft_gacv.py`` (writes bench/soft_gacv_results.md).
+"""
+from __future__ import annotations
+
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+from joblib import Parallel, delayed
+
+from svmcore.datasets.simulations import make_simulation
+from svmcore.families.soft.criteria import ckl, draw_deltas, gacv, rangacv
+from svmcore.families.soft.newton import KernelBasis, solve_path, to01
+from svmcore.grid import sweep
+from svmcore.kernels import gaussian_gram, squared_distances
+from svmcore.spec import GridSpec
+
+#: the timing grid: 26 log2(nλ) × 13 log2σ
+LAMBDAS = "-20:5:1"
+#: the quality grid: 26 log2(nλ) reaching further left, since CKL's minimum slides along a ridge
+#: towards large σ and small λ (lin1d's CKL minimizer reaches log2(nλ) ≈ −32 at σ = 2)
+Q_LAMBDAS = "-30:7.5:1.5"
+SIGMAS = {"lin1d": "-4:2:0.5", "wahba2d": "-3:3:0.5"}          # 13 values of log2 σ each
+REPS = (1, 5, 20)
+N_REPLICATES = 20
+OUT = Path(__file__).with_name("soft_gacv_results.md")
+
+
+def one_replicate(name: str, seed: int, n: int = 200) -> dict:
+    """Every criterion on the grid for one sample; returns the picks' inefficiencies."""
+    data = make_simulation(name, n, seed)
+    grid = GridSpec.parse(Q_LAMBDAS, SIGMAS[name])
+    l2 = grid.log2_nlambda.values()
+    lams = 2.0 ** l2 / n
+    y01 = to01(data.y)
+    deltas = {R: draw_deltas(n, R, 1000 + seed) for R in REPS}
+    sq = squared_distances(data.X)
+    shape = (grid.log2_sigma.count, len(lams))
+    vals = {k: np.full(shape, np.nan) for k in ["ckl", "gacv"] + [f"rangacv{R}" for R in REPS]}
+    for i, ls in enumerate(grid.log2_sigma.values()):
+        basis = KernelBasis.from_gram(gaussian_gram(None, sigma=2.0 ** ls, sqdist=sq))
+        for j, sol in enumerate(solve_path(basis, y01, lams)):
+            vals["ckl"][i, j] = ckl(sol, data.p)
+            vals["gacv"][i, j] = gacv(sol, y01)
+            for R in REPS:
+                vals[f"rangacv{R}"][i, j] = rangacv(sol, y01, deltas[R])
+    c = vals["ckl"]
+    cmin = np.nanmin(c)
+    bi, bj = np.unravel_index(np.nanargmin(c), c.shape)
+    out = {"edge": bool(bi in (0, shape[0] - 1) or bj in (0, shape[1] - 1)),
+           "ckl_pick": (float(l2[bj]), float(grid.log2_sigma.values()[bi]))}
+    for k, v in vals.items():
+        if k == "ckl":
+            continue
+        i, j = np.unravel_index(np.nanargmin(v), v.shape)
+        out[k] = float(c[i, j] / cmin)
+        out[k + "_edge"] = bool(i in (0, shape[0] - 1) or j in (0, shape[1] - 1))
+    return out
+
+
+def quality(lines: list) -> None:
+    lines += ["## CKL inefficiency (median over 20 replicates, n = 200)", "",
+              f"Grid: log2(nλ) = {Q_LAMBDAS} (26) × log2σ = lin1d {SIGMAS['lin1d']}, wahba2d "
+              f"{SIGMAS['wahba2d']} (13). ranGACV's δ draws are seeded per replicate.", "",
+              "| data | GACV | ranGACV R=1 | R=5 | R=20 | CKL minimizer on an edge "
+              "| criterion pick on an edge |",
+              "|---|---|---|---|---|---|---|"]
+    for name in ("lin1d", "wahba2d"):
+        t0 = time.perf_counter()
+        res = Parallel(n_jobs=2)(delayed(one_replicate)(name, s) for s in range(N_REPLICATES))
+        keys = ["gacv"] + [f"rangacv{R}" for R in REPS]
+        med = {k: np.median([r[k] for r in res]) for k in keys}
+        q = {k: (np.percentile([r[k] for r in res], 25), np.percentile([r[k] for r in res], 75))
+             for k in keys}
+        edges = sum(r["edge"] for r in res)
+        crit_edges = {k: sum(r[k + "_edge"] for r in res) for k in keys}
+        cells = " | ".join(f"{med[k]:.4f} ({q[k][0]:.3f}–{q[k][1]:.3f})" for k in keys)
+        lines.append(f"| {name} | {cells} | {edges}/{N_REPLICATES} | "
+                     + ", ".join(f"{k} {v}" for k, v in crit_edges.items()) + " |")
+        picks = [r["ckl_pick"] for r in res]
+        lines.append(f"|  | CKL picks log2(nλ) {min(p[0] for p in picks):g}…{max(p[0] for p in picks):g}, "
+                     f"log2σ {min(p[1] for p in picks):g}…{max(p[1] for p in picks):g} "
+                     f"({time.perf_counter() - t0:.0f} s) | | | | | |")
+        print(lines[-2], lines[-1], sep="\n", flush=True)
+    lines += ["", "Cells: median (interquartile range) of CKL(pick)/min CKL.", ""]
+
+
+def timing(lines: list) -> None:
+    lines += ["## Time per grid (wahba2d, 26 λ × 13 σ, the family's grid runner)", "",
+              "| n | criteria | workers | seconds | Newton iterations | not converged | peak RSS (MB) |",
+              "|---|---|---|---|---|---|---|"]
+    cases = [(200, ["obs", "gacv", "rangacv", "ckl"], 1), (500, ["obs", "gacv", "rangacv", "ckl"], 1),
+             (500, ["obs", "gacv", "rangacv", "ckl"], 2), (2000, ["rangacv", "ckl"], 2)]
+    for n, crit, jobs in cases:
+        data = make_simulation("wahba2d", n, 0)
+        t0 = time.perf_counter()
+        res = sweep(data, GridSpec.parse(LAMBDAS, SIGMAS["wahba2d"]), model="logistic",
+                    criteria=crit, options={"rangacv_reps": 5}, n_jobs=jobs)
+        secs = time.perf_counter() - t0
+        rss = max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+                  resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) / 1024
+        t = res.table
+        lines.append(f"| {n} | {', '.join(crit)} | {jobs} | {secs:.1f} | {int(t.iterations.sum())} | "
+                     f"{int((~t.converged.astype(bool)).sum())} | {rss:.0f} |")
+        print(lines[-1], flush=True)
+    lines += ["", "Peak RSS: the larger of this process's and its (reaped) worker processes' maxima "
+              "(ru_maxrss); loky workers still alive are not counted, hence the next line.", ""]
+    code = ("from svmcore.datasets.simulations import make_simulation; from svmcore.grid import sweep; "
+            "from svmcore.spec import GridSpec; d = make_simulation('wahba2d', 2000, 0); "
+            f"sweep(d, GridSpec.parse('{LAMBDAS}', '-3'), model='logistic', criteria=['rangacv', 'ckl'], "
+            "options={'rangacv_reps': 5}, n_jobs=1)")
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-c", code], check=True)
+    rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    lines += [f"One worker's peak: the full-rank column (n = 2000, log2σ = −3, 26 λ, ranGACV R = 5) "
+              f"alone in a fresh process: {time.perf_counter() - t0:.1f} s, peak RSS {rss:.0f} MB.", ""]
+    print(lines[-2], flush=True)
+
+
+def main() -> int:
+    lines = ["# Soft classification: GACV / ranGACV quality and grid time", "",
+             "Written by `bench/soft_gacv.py`. Machine: 2 cores shared with other work running "
+             "at the same time (timings are indicative); BLAS threads as set in the environment "
+             f"(OPENBLAS_NUM_THREADS); Python {sys.version.split()[0]}.", ""]
+    which = sys.argv[1:] or ["quality", "timing"]
+    if "quality" in which:
+        quality(lines)
+    if "timing" in which:
+        timing(lines)
+    OUT.write_text("\n".join(lines) + "\n")
+    print(f"wrote {OUT}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
