@@ -70,6 +70,14 @@ def test_matches_brute_force(reference):
     assert s.set_index(["case", "criterion"]).loc[("nonstandard", "gacv"), "median"] == one.median()
 
 
+def test_local_processes_identical(reference):
+    """Two local worker processes (each given the prepared data once) give the same table."""
+    res, _ = reference
+    got = run_study(_spec(), 3, (STANDARD, NONSTANDARD), n_jobs=2)
+    pd.testing.assert_frame_equal(got.table, res.table, check_exact=True)
+    assert got.timing["backend"] == "local" and got.timing["workers"] == min(2, os.cpu_count())
+
+
 def test_real_data_splits_match_brute_force():
     data = {"source": "bundled", "name": "sonar", "test_fraction": 0.4, "split_seed": 4}
     res = run_study(_spec(data=data, criteria=["gacv", "xa"]), 2, (STANDARD,), n_jobs=1)
