@@ -238,14 +238,14 @@ def _run_inline(tasks, preps, on_done, cancel) -> None:
 
 
 def _run_processes(tasks, preps, jobs, on_done, cancel) -> None:
-    """Local worker processes (joblib's loky executor, reused between studies); each worker
-    receives the prepared data once, at start-up, through the executor's initializer."""
+    """Local worker processes (a private loky executor, shut down afterwards: the global reusable
+    one belongs to joblib.Parallel); each worker receives the prepared data once, at start-up,
+    through the executor's initializer."""
     from concurrent.futures import as_completed
 
-    from joblib.externals.loky import get_reusable_executor
+    from joblib.externals.loky import ProcessPoolExecutor
 
-    ex = get_reusable_executor(max_workers=jobs, initializer=_init_worker, initargs=(preps,),
-                               reuse=False)
+    ex = ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker, initargs=(preps,))
     futs = {ex.submit(_local_call, t): t.key for t in tasks}
     try:
         for f in as_completed(futs):
@@ -255,6 +255,7 @@ def _run_processes(tasks, preps, jobs, on_done, cancel) -> None:
     finally:
         for f in futs:
             f.cancel()
+        ex.shutdown(wait=False)
 
 
 def _connect(scheduler):
