@@ -20,11 +20,10 @@ WORKDIR /app
 COPY requirements.txt .
 RUN pip install -r requirements.txt
 
-# the application: engine, app shell, pages, bundled data, Streamlit config
+# the application: engine (with its bundled data sets), app shell, pages, Streamlit config
 COPY svmcore/ svmcore/
 COPY svmapp/ svmapp/
 COPY app_pages/ app_pages/
-COPY data/ data/
 COPY app.py ./
 COPY .streamlit/ .streamlit/
 
