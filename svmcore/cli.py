@@ -31,14 +31,21 @@ class _Parser(argparse.ArgumentParser):
         raise SVMCoreError(message)
 
 
-def _add_data_options(p: argparse.ArgumentParser) -> None:
+def add_source_options(p: argparse.ArgumentParser, seed_help: str = "seed of a simulation (default 0)"):
+    """The data-source options every command shares: --dataset, --n, --seed, --data, --label,
+    --positive (in one argument group, which is returned)."""
     g = p.add_argument_group("data (a built-in set, or a CSV file)")
-    g.add_argument("--dataset", help="simulation or bundled data set (see `datasets`)")
+    g.add_argument("--dataset", help="simulation or bundled data set (see `svmcore datasets`)")
     g.add_argument("--n", type=int, help="sample size of a simulation")
-    g.add_argument("--seed", type=int, default=0, help="seed of a simulation (default 0)")
+    g.add_argument("--seed", type=int, default=0, help=seed_help)
     g.add_argument("--data", metavar="FILE.csv", help="a CSV file")
     g.add_argument("--label", metavar="COL", help="label column of the CSV")
     g.add_argument("--positive", metavar="VALUE", help="label value of class A (y = +1)")
+    return g
+
+
+def _add_data_options(p: argparse.ArgumentParser) -> None:
+    g = add_source_options(p)
     g.add_argument("--p-column", metavar="COL", help="column with the true P(A|x), if known")
     g.add_argument("--features", metavar="A,B,...", help="feature columns (default: all others)")
     g.add_argument("--no-standardize", action="store_true", help="use CSV features as they are")

@@ -29,6 +29,7 @@ import pandas as pd
 
 from ._validation import SVMCoreError
 from .datasets.base import Dataset
+from .datasets.load import stratified_split
 from .families.base import Column
 from .grid import Cancelled, GridResult, inefficiency, run_grid
 from .kernels import gaussian_gram, squared_distances
@@ -92,19 +93,6 @@ def summarize(table: pd.DataFrame) -> pd.DataFrame:
 
 
 # ------------------------------------------------------------------ data per replicate
-def stratified_split(y: np.ndarray, test_fraction: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """(train, test) row indices: ``test_fraction`` of each class held out at random (sorted)."""
-    rng = np.random.default_rng(seed)
-    test = []
-    for cls in (1.0, -1.0):
-        idx = np.flatnonzero(y == cls)
-        k = min(max(int(round(test_fraction * len(idx))), 1), len(idx) - 2)
-        test.append(rng.choice(idx, size=k, replace=False))
-    mask = np.zeros(len(y), bool)
-    mask[np.concatenate(test)] = True
-    return np.flatnonzero(~mask), np.flatnonzero(mask)
-
-
 def prepare_simulation(name: str, n: int | None, seed: int) -> dict:
     """One simulated replicate as plain arrays (pure: same arguments, same arrays)."""
     from .datasets import make_simulation

@@ -144,3 +144,20 @@ def test_spec_rejects_unknown_model_and_option():
         make_spec("nosuch")
     with pytest.raises(SVMCoreError, match="no option"):
         make_spec("svm", options={"rangacv_reps": 3})
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["cosso", "--dataset", "zhang_additive", "--n", "100000000", "--out", "c.json"], "n must be in [10, 5000]"),
+    (["usvc", "--dataset", "navia_a", "--n", "100000000"], "n must be in [10, 5000]"),
+    (["usvc", "--dataset", "navia_a", "--test-n", "1000000000"], "test_n must be in [10, 200000]"),
+    (["cosso", "--dataset", "zhang_additive", "--seed", "-1", "--out", "c.json"], "seed"),
+    (["usvc", "--dataset", "heart", "--test-fraction", "1.5"], "test_fraction"),
+    (["usvc", "--dataset", "navia_a", "--data", "x.csv"], "exactly one"),
+])
+def test_one_shot_commands_check_sizes_before_making_data(tmp_path, args, needle):
+    args = [str(tmp_path / a) if a.endswith(".json") else a for a in args]
+    r, secs = cli(*args)
+    assert r.returncode == 2, r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error:") and needle in lines[0], r.stderr
+    assert secs < 20

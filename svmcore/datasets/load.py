@@ -5,30 +5,39 @@ import os
 
 import numpy as np
 
+from numbers import Integral, Real
+
 from .._validation import SVMCoreError
-from ..spec import MAX_ROWS, DataSpec
+from ..spec import DATA_CONSTRAINTS, MAX_ROWS, SEED, DataSpec, Interval
 from .base import Dataset
 from .simulations import SIMULATIONS, make_simulation
 
 #: largest CSV file read (bytes): checked before reading
 MAX_CSV_BYTES = 50 * 2**20
+#: smallest and largest fresh test sample drawn from a simulation
+MIN_TEST_ROWS, MAX_TEST_ROWS = 10, 200_000
+
+
+def stratified_split(y: np.ndarray, test_fraction: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """(train, test) row indices, each in file order: ``test_fraction`` of each class held out at
+    random (at least one row, and at least two left for training)."""
+    rng = np.random.default_rng(seed)
+    test = []
+    for cls in (1.0, -1.0):
+        idx = np.flatnonzero(y == cls)
+        k = min(max(int(round(test_fraction * len(idx))), 1), len(idx) - 2)
+        test.append(rng.choice(idx, size=k, replace=False))
+    mask = np.zeros(len(y), bool)
+    mask[np.concatenate(test)] = True
+    return np.flatnonzero(~mask), np.flatnonzero(mask)
 
 
 def train_test_split(data: Dataset, test_fraction: float, seed: int = 0):
     """Stratified split into (train, test); ``test_fraction`` ≤ 0 returns (data, None)."""
     if not test_fraction or test_fraction <= 0:
         return data, None
-    rng = np.random.default_rng(seed)
-    test_idx = []
-    for cls in (1.0, -1.0):
-        idx = np.flatnonzero(data.y == cls)
-        k = int(round(test_fraction * len(idx)))
-        k = min(max(k, 1), len(idx) - 2)
-        test_idx.extend(rng.choice(idx, size=k, replace=False))
-    test_mask = np.zeros(data.n, bool)
-    test_mask[np.asarray(test_idx, int)] = True
-    return (data.subset(np.flatnonzero(~test_mask), data.name),
-            data.subset(np.flatnonzero(test_mask), data.name + " (test)"))
+    tr, te = stratified_split(data.y, test_fraction, seed)
+    return data.subset(tr, data.name), data.subset(te, data.name + " (test)")
 
 
 def stratified_subsample(data: Dataset, n_max: int | None, seed: int = 0) -> Dataset:
@@ -94,3 +103,44 @@ def _load_csv(ds: DataSpec, max_rows: int, table) -> Dataset:
                               features=list(ds.features) if ds.features else None,
                               standardize=ds.standardize, name=ds.name or "uploaded",
                               max_rows=None if ds.n_max else limit)
+
+
+def holdout_split(data: Dataset, test_fraction: float, seed: int) -> tuple[Dataset, Dataset]:
+    """Stratified (train, test) of real data for the one-shot commands (``cosso``, ``usvc``),
+    rows in file order; Zhang (2006, §5.3) holds out 1/3, Navia-Vázquez et al. (2004) 1/5."""
+    from sklearn.model_selection import train_test_split as sk_split
+
+    Interval(Real, 0.0, 1.0, "neither").check("test_fraction", test_fraction)
+    try:
+        tr, te = sk_split(np.arange(data.n), test_size=test_fraction, stratify=data.y,
+                          random_state=seed)
+    except ValueError as exc:
+        raise SVMCoreError(f"cannot split {data.name!r} by class with test_fraction "
+                           f"{test_fraction:g}: {exc}") from None
+    return data.subset(np.sort(tr)), data.subset(np.sort(te), data.name + " (test)")
+
+
+def sample_and_test(*, dataset: str | None, path: str | None, label: str | None,
+                    positive: str | None, n: int | None, seed: int, test_n: int,
+                    test_fraction: float) -> tuple[Dataset, Dataset]:
+    """(train, test) for the one-shot commands: a simulation of size ``n`` and a fresh sample of
+    ``test_n`` points drawn with ``seed + 1``; or a bundled set or CSV file split by
+    :func:`holdout_split`. Sizes and seeds are checked before any data are made."""
+    from . import load_dataset
+    from .csvload import load_csv
+
+    if bool(dataset) == bool(path):
+        raise SVMCoreError("give exactly one of --dataset NAME or --data FILE.csv --label COL")
+    n = DATA_CONSTRAINTS["n"].check("n", n)
+    seed = SEED.check("seed", seed)
+    if dataset in SIMULATIONS:
+        test_n = Interval(Integral, MIN_TEST_ROWS, MAX_TEST_ROWS).check("test_n", test_n)
+        return make_simulation(dataset, n, seed), make_simulation(dataset, test_n, seed + 1)
+    if dataset:
+        full = load_dataset(dataset, n, seed)
+    else:
+        if not label:
+            raise SVMCoreError("--data needs --label COL (the column holding the classes)")
+        full = load_csv(path, label=label, positive=positive, max_rows=MAX_ROWS)
+    return holdout_split(full, test_fraction, seed)
+

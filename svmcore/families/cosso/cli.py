@@ -8,20 +8,16 @@ import numpy as np
 
 from ..._validation import SVMCoreError
 from ...weights import class_weights_from_costs
+from ...datasets.load import holdout_split, sample_and_test
 from .family import FAMILY, fit_cosso, payload
 
 
 def add_subcommand(subparsers) -> argparse.ArgumentParser:
     """Add ``cosso`` to an argparse subparsers object; ``run`` is set as its ``func`` default."""
     p = subparsers.add_parser("cosso", help="COSSO SVM variable selection (Zhang 2006); JSON out")
-    g = p.add_argument_group("data (a simulation or bundled set, or a CSV file)")
-    g.add_argument("--dataset", help="e.g. zhang_additive, zhang_interaction, or a bundled set")
-    g.add_argument("--n", type=int, help="sample size of a simulation")
-    g.add_argument("--seed", type=int, default=0,
-                   help="simulation seed (test sample: seed + 1) or the split seed of real data")
-    g.add_argument("--data", metavar="FILE.csv", help="a CSV file")
-    g.add_argument("--label", metavar="COL", help="label column of the CSV")
-    g.add_argument("--positive", metavar="VALUE", help="label value of class A (y = +1)")
+    from ...cli import add_source_options
+
+    add_source_options(p, "simulation seed (test sample: seed + 1) or the split seed of real data")
     p.add_argument("--interactions", action="store_true", help="add all two-way interactions")
     p.add_argument("--tune", choices=["gckl", "cv", "gacv"], default=None,
                    help="rule for λ0 and M (default: gckl for simulations, else cv)")
@@ -43,40 +39,14 @@ def add_subcommand(subparsers) -> argparse.ArgumentParser:
 def load_train_test(args):
     """(train, test): a simulation and a fresh sample with seed + 1, or a stratified 2/3–1/3 split
     of real data (seeded by ``--seed``)."""
-    from sklearn.model_selection import train_test_split
-
-    from ...datasets import load_dataset
-    from ...datasets.simulations import SIMULATIONS, make_simulation
-
-    if args.dataset and args.data:
-        raise SVMCoreError("give either --dataset or --data, not both")
-    if args.dataset in SIMULATIONS:
-        if args.test_n is None or args.test_n < 10:
-            raise SVMCoreError(f"--test-n must be at least 10, got {args.test_n}")
-        return (load_dataset(args.dataset, args.n, args.seed),
-                make_simulation(args.dataset, args.test_n, args.seed + 1))
-    if args.dataset:
-        data = load_dataset(args.dataset, args.n, args.seed)
-    elif args.data:
-        if not args.label:
-            raise SVMCoreError("--data needs --label COL (the column holding the classes)")
-        from ...datasets.csvload import load_csv
-        data = load_csv(args.data, label=args.label, positive=args.positive)
-    else:
-        raise SVMCoreError("no data: give --dataset NAME or --data FILE.csv --label COL")
-    return split_third(data, args.seed, train_test_split)
+    return sample_and_test(dataset=args.dataset, path=args.data, label=args.label,
+                           positive=args.positive, n=args.n, seed=args.seed, test_n=args.test_n,
+                           test_fraction=1 / 3)
 
 
-def split_third(data, seed: int, splitter=None):
+def split_third(data, seed: int):
     """Stratified split: 2/3 for training and tuning, 1/3 held out (Zhang 2006, §5.3)."""
-    if splitter is None:
-        from sklearn.model_selection import train_test_split as splitter
-    idx = np.arange(data.n)
-    try:
-        tr, te = splitter(idx, test_size=1 / 3, stratify=data.y, random_state=seed)
-    except ValueError as exc:
-        raise SVMCoreError(f"cannot split {data.name!r} into 2/3 and 1/3 by class: {exc}") from None
-    return data.subset(np.sort(tr)), data.subset(np.sort(te), data.name + " (test)")
+    return holdout_split(data, 1 / 3, seed)
 
 
 def run(args) -> int:

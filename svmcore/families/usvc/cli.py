@@ -3,20 +3,15 @@ from __future__ import annotations
 
 import json
 
-import numpy as np
 
-from ..._validation import SVMCoreError
 
 
 def add_subcommand(subparsers) -> None:
     """Add the ``usvc`` subcommand to an argparse subparsers object."""
     p = subparsers.add_parser("usvc", help="unbiased SVC by IRWLS (Navia-Vázquez et al. 2004)")
-    p.add_argument("--dataset", help="simulation (e.g. navia_a, navia_b, wahba2d) or bundled set")
-    p.add_argument("--n", type=int, help="training size of a simulation")
-    p.add_argument("--seed", type=int, default=0, help="simulation seed; the test sample uses seed+1")
-    p.add_argument("--data", metavar="FILE.csv", help="a CSV file")
-    p.add_argument("--label", metavar="COL", help="label column of the CSV")
-    p.add_argument("--positive", metavar="VALUE", help="label value of class +1")
+    from ...cli import add_source_options
+
+    add_source_options(p, "simulation seed (test sample: seed + 1) or the split seed of real data")
     p.add_argument("--method", default="usvc", choices=["svc", "usvc", "ls"])
     p.add_argument("--s", type=float, default=2.0, help="steepness s of θ̃_s (default 2)")
     p.add_argument("--C", type=float, default=10.0, help="penalty C (default 10)")
@@ -31,30 +26,13 @@ def add_subcommand(subparsers) -> None:
 
 
 def _data(args):
-    from sklearn.model_selection import train_test_split
+    """(train, test): a simulation and a fresh sample with seed + 1, or a stratified split of real
+    data holding out ``--test-fraction``."""
+    from ...datasets.load import sample_and_test
 
-    from ...datasets import load_dataset
-    from ...datasets.csvload import load_csv
-    from ...datasets.simulations import SIMULATIONS, make_simulation
-
-    if bool(args.dataset) == bool(args.data):
-        raise SVMCoreError("give exactly one of --dataset NAME or --data FILE.csv --label COL")
-    if args.dataset in SIMULATIONS:
-        if args.test_n is None or args.test_n < 10:
-            raise SVMCoreError(f"--test-n must be at least 10, got {args.test_n}")
-        return (make_simulation(args.dataset, args.n, args.seed),
-                make_simulation(args.dataset, args.test_n, args.seed + 1))
-    if args.dataset:
-        full = load_dataset(args.dataset, args.n, args.seed)
-    else:
-        if not args.label:
-            raise SVMCoreError("--data needs --label COL (the column holding the classes)")
-        full = load_csv(args.data, label=args.label, positive=args.positive)
-    if not 0.0 < args.test_fraction < 1.0:
-        raise SVMCoreError(f"--test-fraction must be in (0, 1), got {args.test_fraction}")
-    tr, te = train_test_split(np.arange(full.n), test_size=args.test_fraction, stratify=full.y,
-                              random_state=args.seed)
-    return full.subset(tr), full.subset(te)
+    return sample_and_test(dataset=args.dataset, path=args.data, label=args.label,
+                           positive=args.positive, n=args.n, seed=args.seed, test_n=args.test_n,
+                           test_fraction=args.test_fraction)
 
 
 def run(args) -> int:
@@ -65,12 +43,7 @@ def run(args) -> int:
     opts = {"method": args.method, "s": args.s, "C": args.C, "damping": args.damping,
             "kernel": args.kernel, "log2_sigma": args.log2_sigma, "prototypes": args.prototypes}
     data, test = _data(args)
-    try:
-        spec = make_spec("usvc", data=DataSpec(name=args.dataset or "csv"), options=opts)
-    except SVMCoreError as exc:
-        if "unknown model" not in str(exc):
-            raise
-        spec = _unregistered_spec(opts)
+    spec = make_spec("usvc", data=DataSpec(name=args.dataset or "csv"), options=opts)
     payload = run_family(spec, data, test)
     payload["dataset"] = args.dataset or args.data
     text = json.dumps(payload)
@@ -83,12 +56,3 @@ def run(args) -> int:
     else:
         print(text)
     return 0
-
-
-def _unregistered_spec(opts):
-    """Validate the options directly when the family is not yet in the registry."""
-    from ...spec import RunSpec
-    from .family import OPTION_CONSTRAINTS
-
-    checked = {k: OPTION_CONSTRAINTS[k].check(k, v) for k, v in opts.items()}
-    return RunSpec(model="usvc", options=tuple(sorted(checked.items())))
