@@ -103,11 +103,19 @@ def _edge_of(table: pd.DataFrame, rows: np.ndarray) -> tuple[str, bool]:
         if best is None or len(e) < len(best[0]):
             best = (e, r)
     e, r = best
-    limit = {"small-λ edge": lam[r] <= LOG2_NLAMBDA_LIMITS[0],
-             "large-λ edge": lam[r] >= LOG2_NLAMBDA_LIMITS[1],
-             "small-σ edge": sig[r] <= LOG2_SIGMA_LIMITS[0],
-             "large-σ edge": sig[r] >= LOG2_SIGMA_LIMITS[1]}
+    # an edge is a hard limit when not one more step of the grid fits inside the spec's limits
+    lam_step, sig_step = _last_step(lam), _last_step(sig)
+    limit = {"small-λ edge": lam[r] - lam_step < LOG2_NLAMBDA_LIMITS[0] - 1e-9,
+             "large-λ edge": lam[r] + lam_step > LOG2_NLAMBDA_LIMITS[1] + 1e-9,
+             "small-σ edge": sig[r] - sig_step < LOG2_SIGMA_LIMITS[0] - 1e-9,
+             "large-σ edge": sig[r] + sig_step > LOG2_SIGMA_LIMITS[1] + 1e-9}
     return ", ".join(e), all(limit[x] for x in e)
+
+
+def _last_step(values: np.ndarray) -> float:
+    """The spacing of a grid axis from its values (the axis has at least two on an edge)."""
+    v = np.unique(values)
+    return float(v[-1] - v[-2]) if len(v) > 1 else 0.0
 
 
 # ------------------------------------------------------------------ result
@@ -218,9 +226,11 @@ def _columns_task(spec, data, test, weights, sqdist, log2_sigma, log2_nl):
     return spec.family.column(col)
 
 
-def _run_columns(spec, data, test, weights, sqdist, tasks, n_jobs, progress, cancel, done0, total):
-    """Rows of each (log2_sigma, log2_nlambda values) task, in task order."""
+def _run_columns(spec, data, test, weights, sqdist, tasks, n_jobs, progress, cancel):
+    """Rows of each (log2_sigma, log2_nlambda values) task, in task order; progress(done, total)
+    after each task."""
     out: dict[int, list] = {}
+    total = len(tasks)
     jobs = clamp_jobs(n_jobs, len(tasks)) if n_jobs != 1 else 1
     if jobs == 1:
         for k, (ls, l2) in enumerate(tasks):
@@ -228,7 +238,7 @@ def _run_columns(spec, data, test, weights, sqdist, tasks, n_jobs, progress, can
                 raise Cancelled()
             out[k] = _columns_task(spec, data, test, weights, sqdist, ls, l2)
             if progress:
-                progress(done0 + k + 1, total)
+                progress(k + 1, total)
     else:
         from joblib import Parallel, delayed
 
@@ -238,7 +248,7 @@ def _run_columns(spec, data, test, weights, sqdist, tasks, n_jobs, progress, can
         for i, (k, rows) in enumerate(gen):
             out[k] = rows
             if progress:
-                progress(done0 + i + 1, total)
+                progress(i + 1, total)
             if cancel is not None and cancel():
                 raise Cancelled()
     return [r for k in range(len(tasks)) for r in out[k]]
@@ -287,8 +297,7 @@ def run_grid(spec: RunSpec, data: Dataset, test: Dataset | None = None, *,
     tasks = [(float(ls), lam_ax.values()) for ls in sig_ax.values()]
     if progress:
         progress(0, len(tasks))
-    rows = _run_columns(spec, data, test, weights, sqdist, tasks, n_jobs, progress, cancel, 0,
-                        len(tasks))
+    rows = _run_columns(spec, data, test, weights, sqdist, tasks, n_jobs, progress, cancel)
     notes: list[str] = []
     if spec.extend_grid:
         rows, spec = _extend(spec, data, test, weights, sqdist, rows, n_jobs, progress, cancel, notes)
@@ -360,16 +369,12 @@ def _grown_grid(grid: GridSpec, edges: set) -> GridSpec | None:
     lam, sig = grid.log2_nlambda, grid.log2_sigma
 
     def grow(ax: Axis, lo: bool, hi: bool, limits, default_step: float) -> Axis:
+        """``ax`` extended by up to k of its own steps at each chosen end, stopping at ``limits``."""
         step = ax.step or default_step
         k = max(2, math.ceil(ax.count / 4))
-        start = max(limits[0], ax.start - k * step) if lo else ax.start
-        if lo and start > limits[0]:  # stay on the grid's own lattice
-            start = ax.start - math.floor((ax.start - start) / step + 1e-9) * step
-        elif lo:
-            start = ax.start - math.floor((ax.start - limits[0]) / step + 1e-9) * step
-        stop = min(limits[1], ax.stop + k * step) if hi else ax.stop
-        if hi:
-            stop = ax.stop + math.floor((stop - ax.stop) / step + 1e-9) * step
+        room = lambda gap: min(k, math.floor(gap / step + 1e-9))  # whole steps that fit  # noqa: E731
+        start = ax.start - room(ax.start - limits[0]) * step if lo else ax.start
+        stop = ax.stop + room(limits[1] - ax.stop) * step if hi else ax.stop
         return Axis(round(start, 12), round(stop, 12), step)
 
     new_lam = grow(lam, "small-λ edge" in edges and lam.start > LOG2_NLAMBDA_LIMITS[0],
@@ -397,7 +402,7 @@ def _new_points(spec, grown, data, test, weights, sqdist, n_jobs, progress, canc
         else:
             tasks.append((float(ls), all_l))
     return _run_columns(spec.with_grid(grown), data, test, weights, sqdist, tasks, n_jobs, progress,
-                        cancel, 0, len(tasks))
+                        cancel)
 
 
 # ------------------------------------------------------------------ convenience

@@ -1,0 +1,62 @@
+"""--extend-grid: the grid grows in its own step until every criterion's pick is strictly inside
+(or at a hard limit), and every number in the grown table equals a plain run on the final grid."""
+import numpy as np
+import pytest
+
+from svmcore.datasets import load_dataset
+from svmcore.datasets.simulations import make_wahba2d
+from svmcore.grid import sweep
+from svmcore.spec import LOG2_NLAMBDA_LIMITS, LOG2_SIGMA_LIMITS, Axis, GridSpec
+
+CRIT = ["gacv", "xa", "brxa", "misclass", "brmisclass"]
+
+
+def _check(res, plain):
+    g = res.spec.grid
+    lam, sig = g.log2_nlambda.values(), g.log2_sigma.values()
+    t = res.table
+    assert len(t) == g.size                      # the whole final grid, once each
+    np.testing.assert_array_equal(np.unique(t.log2_nlambda), lam)
+    np.testing.assert_array_equal(np.unique(t.log2_sigma), sig)
+    for c in res.columns:
+        p = res.pick(c)
+        assert not p.edge or p.at_limit, (c, p)
+        # the pick is a true minimizer of the usable rows (independently: a plain argmin)
+        v = t[c].to_numpy(float)
+        assert v[p.row] == np.nanmin(np.where(t.flagged, np.nan, v))
+    # the rows added by growth equal a run without extension on the final grid
+    for c in CRIT:
+        if c in t:
+            np.testing.assert_allclose(t[c].to_numpy(float), plain.table[c].to_numpy(float),
+                                       rtol=1e-9, atol=1e-12, err_msg=c)
+
+
+@pytest.mark.parametrize("costs", [{}, dict(cost_a=1, cost_b=2, prior_a=0.1)])
+def test_wahba2d_picks_end_inside(costs):
+    d = make_wahba2d(100, seed=3)
+    crit = CRIT[:3] + (["misclass"] if not costs else ["brmisclass"])
+    res = sweep(d, GridSpec.parse("-8:0:2", "-1:0:1"), criteria=crit, extend_grid=True, **costs)
+    assert res.spec.grid.size > 10                # it did grow
+    plain = sweep(d, res.spec.grid, criteria=crit, **costs)
+    _check(res, plain)
+
+
+def test_bundled_data_picks_end_inside():
+    d = load_dataset("haberman").subset(np.arange(0, 306, 3))
+    res = sweep(d, GridSpec.parse("-6:0:3", "0:1:1"), criteria=["gacv", "xa"], extend_grid=True)
+    plain = sweep(d, res.spec.grid, criteria=["gacv", "xa"])
+    _check(res, plain)
+
+
+def test_growth_stays_on_the_lattice_and_within_limits():
+    from svmcore.grid import _grown_grid
+    every_edge = {"small-λ edge", "large-λ edge", "small-σ edge", "large-σ edge"}
+    # no whole step fits: −39 − 1.5 < −40, 19 + 1.5 > 20, ±9.75 ± 0.5 beyond ±10
+    assert _grown_grid(GridSpec(Axis(-39.0, 19.0, 1.5), Axis(-9.75, 9.75, 0.5)), every_edge) is None
+    # one step fits at each end (and only one)
+    g1 = _grown_grid(GridSpec(Axis(-38.0, 18.0, 1.5), Axis(-9.0, 9.0, 0.75)), every_edge)
+    assert g1.log2_nlambda == Axis(-39.5, 19.5, 1.5) and g1.log2_sigma == Axis(-9.75, 9.75, 0.75)
+    assert g1.log2_nlambda.start >= LOG2_NLAMBDA_LIMITS[0] and g1.log2_sigma.stop <= LOG2_SIGMA_LIMITS[1]
+    g2 = _grown_grid(GridSpec(Axis(-6.0, 0.0, 2.0), Axis(0.0, 0.0, 0.0)), {"large-λ edge"})
+    assert g2.log2_nlambda == Axis(-6.0, 4.0, 2.0)   # k = max(2, ceil(4/4)) = 2 steps of 2
+    assert g2.log2_sigma == Axis(0.0, 0.0, 0.5)
