@@ -10,30 +10,60 @@
 """
 from __future__ import annotations
 
+import re
 from typing import Sequence
 
 import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from ..grid import usable
 from .views import LOG_SCALE, DecisionView, PathView, label
 
-#: one colour per criterion, the same in every figure
+#: colours of the two classes' data points (never used for a criterion)
+CLASS_COLORS = ("#1f4e79", "#c0504d")
+#: one colour per criterion, the same in every figure: Okabe-Ito and Paul Tol's colour-blind-safe
+#: palettes, none near the class colours; paired criteria (XA/BRXA, …) differ in colour and dash
 COLORS = {
-    "GACV": "#d62728", "XA": "#1f77b4", "BRXA": "#1f77b4", "SURE": "#9467bd", "OBS": "#8c564b",
-    "GCKL": "#ff7f0e", "MISCLASS": "#2ca02c", "BRMISCLASS": "#2ca02c", "CV hinge": "#e377c2",
-    "CV error": "#e377c2", "LOO hinge": "#17becf", "LOO error": "#17becf",
-    "test hinge": "#7f7f7f", "test error": "#7f7f7f", "test cost error": "#7f7f7f",
+    "GACV": "#009E73", "XA": "#AA4499", "BRXA": "#CC79A7", "SURE": "#56B4E9", "OBS": "#8C564B",
+    "GCKL": "#DDAA33", "MISCLASS": "#117733", "BRMISCLASS": "#999933", "CV hinge": "#44AA99",
+    "CV error": "#005F5F", "LOO hinge": "#882255", "LOO error": "#6A3D9A",
+    "test hinge": "#7F7F7F", "test error": "#3B3B3B", "test cost error": "#A6761D",
     "selected": "#000000", "true (Bayes)": "#000000",
+}
+#: one line dash per criterion (decision curves), distinct across criteria
+DASHES = {
+    "GACV": "solid", "XA": "dash", "BRXA": "longdash", "SURE": "dashdot", "OBS": "2px,3px",
+    "GCKL": "longdashdot", "MISCLASS": "6px,3px,2px,3px,2px,3px", "BRMISCLASS": "12px,3px,3px,3px",
+    "CV hinge": "4px,4px", "CV error": "10px,2px", "LOO hinge": "2px,6px", "LOO error": "14px,4px,2px,4px",
+    "test hinge": "8px,8px", "test error": "3px,3px,9px,3px", "test cost error": "1px,3px,6px,3px",
+    "selected": "solid", "true (Bayes)": "dot",
+}
+#: marker of each criterion's minimizer when drawn in another criterion's panel
+MARK_SYMBOLS = {
+    "GACV": "diamond", "XA": "triangle-up", "BRXA": "triangle-down", "SURE": "square",
+    "OBS": "pentagon", "GCKL": "hexagon", "MISCLASS": "cross", "BRMISCLASS": "x",
+    "CV hinge": "star-diamond", "CV error": "hourglass", "LOO hinge": "bowtie",
+    "LOO error": "triangle-left", "test hinge": "triangle-right", "test error": "star-square",
+    "test cost error": "diamond-wide",
 }
 SYMBOLS = ["star", "diamond", "triangle-up", "square", "pentagon", "hexagon", "cross", "x",
            "triangle-down", "star-diamond", "hourglass", "bowtie"]
+#: ring around a minimizer on a grid edge, and the marker of flagged fits
+EDGE_COLOR = "#F28E00"
+FLAG_COLOR = "#8A8A8A"
+FLAG_HOVER = "flagged: KKT residual above tolerance, left out of picks"
 AXIS_X = "log<sub>2</sub>(nλ)"
 AXIS_Y = "log<sub>2</sub> σ"
 
 
 def color_of(name: str) -> str:
     return COLORS.get(name, "#444444")
+
+
+def dash_of(name: str) -> str:
+    """The line dash of a criterion label (``DASHES``), solid for unknown names."""
+    return DASHES.get(name, "solid")
 
 
 def _fmt(v) -> str:
@@ -48,19 +78,40 @@ def _fmt(v) -> str:
     return f"{v:.4f}"
 
 
+def sklearn_params(log2_nlambda, log2_sigma) -> tuple[np.ndarray, np.ndarray]:
+    """scikit-learn's (C, γ) of grid points: C = 1/(2nλ) = 1/(2·2^log2_nlambda) and, for the kernel
+    exp(−‖x − x'‖²/(2σ²)), γ = 1/(2σ²) with σ = 2^log2_sigma (``docs/svm.md``)."""
+    l2n = np.asarray(log2_nlambda, float)
+    l2s = np.asarray(log2_sigma, float)
+    return 1.0 / (2.0 * 2.0 ** l2n), 1.0 / (2.0 * 4.0 ** l2s)
+
+
 def hover_texts(result, columns: Sequence[str] | None = None) -> list[str]:
-    """One hover string per table row: the grid point and every criterion's value there."""
+    """One hover string per table row: the grid point, scikit-learn's C and γ there, every
+    criterion's value, and whether the fit failed or was flagged."""
     t = result.table
     cols = [c for c in (columns or result.columns) if c in t.columns]
+    C, gamma = sklearn_params(t["log2_nlambda"], t["log2_sigma"])
+    flagged = _flagged(t)
     out = []
-    for _, r in t.iterrows():
+    for i, (_, r) in enumerate(t.iterrows()):
         lines = [f"log2(nλ) = {r['log2_nlambda']:g}, log2 σ = {r['log2_sigma']:g}",
+                 f"sklearn: C = 1/(2nλ) = {C[i]:.5g}, γ = 1/(2σ²) = {gamma[i]:.5g}",
                  f"n_sv = {_fmt(r['n_sv']) if not np.isfinite(r['n_sv']) else int(r['n_sv'])}"]
         lines += [f"{label(c)} = {_fmt(r[c])}" for c in cols]
         if isinstance(r.get("fit_error"), str) and r.get("fit_error"):
             lines.append(f"fit failed: {r['fit_error'][:80]}")
+        if flagged[i]:
+            lines.append(FLAG_HOVER)
         out.append("<br>".join(lines))
     return out
+
+
+def _flagged(table) -> np.ndarray:
+    """The table's ``flagged`` column as booleans (all False when absent)."""
+    if "flagged" not in table.columns:
+        return np.zeros(len(table), bool)
+    return table["flagged"].fillna(False).to_numpy(bool)
 
 
 def _color_values(column: str, Z: np.ndarray, log_scale: bool | None):
@@ -86,12 +137,80 @@ def _color_values(column: str, Z: np.ndarray, log_scale: bool | None):
     return np.clip(V, lo, hi), title, lo, hi
 
 
+#: legend entries of the contour panels, each once per figure: (group, text, marker)
+LEGEND_KEYS = {
+    "own-min": ("this panel's minimizer",
+                dict(symbol="star", size=13, color="white", line=dict(width=1.5, color="#333333"))),
+    "ties": ("tied minimizers", dict(symbol="circle-open", size=9, color="#333333", line=dict(width=1.5))),
+    "selected": ("clicked point", dict(symbol="circle-open", size=13, color="#ff2b2b", line=dict(width=3))),
+    "edge": ("minimizer on a grid edge",
+             dict(symbol="circle-open", size=15, color=EDGE_COLOR, line=dict(width=3))),
+    "limit": ("minimizer at the hard limit (the grid cannot grow)",
+              dict(symbol="square-open", size=15, color=EDGE_COLOR, line=dict(width=3))),
+    "flagged": ("flagged fit (KKT residual above tolerance)",
+                dict(symbol="x-thin-open", size=8, color=FLAG_COLOR, line=dict(width=1.5, color=FLAG_COLOR))),
+}
+
+
+def _legend_key(fig: go.Figure, group: str, kw: dict) -> None:
+    """A legend-only entry for ``group`` (``LEGEND_KEYS``) unless the figure has it already."""
+    if any(tr.legendgroup == group and tr.meta == "key" for tr in fig.data):
+        return
+    text, marker = LEGEND_KEYS[group]
+    fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=text, legendgroup=group,
+                             showlegend=True, marker=marker, hoverinfo="skip", meta="key",
+                             cliponaxis=False), **kw)
+
+
+def _marks(fig, kw, x, y, name, group, marker, meta):
+    """Markers that never take the hover (the grid overlay below does) and are never clipped."""
+    fig.add_trace(go.Scatter(x=list(np.atleast_1d(x)), y=list(np.atleast_1d(y)), mode="markers",
+                             name=name, legendgroup=group, showlegend=False, hoverinfo="skip",
+                             cliponaxis=False, marker=marker, meta=meta), **kw)
+
+
+def edge_text(p) -> str:
+    """'on the grid edge (…)' or 'at the hard limit (…)' for a Pick on an edge, else ''."""
+    if p is None or not p.edge:
+        return ""
+    return f"{'at the hard limit' if p.at_limit else 'on the grid edge'} ({p.edge})"
+
+
+def _mark_minimizer(fig, result, column, kw, hover):
+    """This panel's pick (star), its ties (open circles) and a ring when it is on an edge; the
+    pick's line in ``hover`` says so."""
+    t = result.table
+    p = result.pick(column)
+    if p is None:
+        return
+    name = label(column)
+    v = t[column].to_numpy(float)
+    tied = np.flatnonzero(usable(t, column) & np.isclose(v, v[p.row], rtol=1e-12, atol=0))
+    lam, sig = t["log2_nlambda"].to_numpy(float), t["log2_sigma"].to_numpy(float)
+    if len(tied) > 1:
+        _legend_key(fig, "ties", kw)
+        _marks(fig, kw, lam[tied], sig[tied], f"{name} ties", "ties",
+               dict(symbol="circle-open", size=9, color="white", line=dict(width=1.5)), "ties")
+    where = edge_text(p)
+    if where:
+        group = "limit" if p.at_limit else "edge"
+        _legend_key(fig, group, kw)
+        _marks(fig, kw, lam[p.row], sig[p.row], f"{name} minimizer {where}", group,
+               LEGEND_KEYS[group][1], group)
+    _legend_key(fig, "own-min", kw)
+    _marks(fig, kw, lam[p.row], sig[p.row], f"{name} minimizer", "own-min",
+           dict(symbol="star", size=17, color="white", line=dict(width=1.5, color=color_of(name))),
+           "own-min")
+    hover[p.row] += f"<br>★ {name}'s minimizer" + (f", {where}" if where else "")
+
+
 def add_criterion_contour(fig: go.Figure, result, column: str, *, row=None, col=None,
                           hover: list[str] | None = None, show_others: Sequence[str] = (),
                           selected: tuple | None = None, log_scale: bool | None = None,
                           colorbar: dict | None = None) -> go.Figure:
-    """Add one criterion's contour, its minimizer(s), optional other minimizers, the selected
-    point and the clickable grid-point overlay to ``fig`` (at subplot row/col if given)."""
+    """Add one criterion's contour, its minimizer(s) (ringed when on a grid edge), flagged fits,
+    optional other minimizers, the selected point and the clickable grid-point overlay to ``fig``
+    (at subplot row/col if given). Legend entries are added once per figure."""
     xs, ys, Z = result.surface(column)
     V, cbt, lo, hi = _color_values(column, Z, log_scale)
     name = label(column)
@@ -99,73 +218,79 @@ def add_criterion_contour(fig: go.Figure, result, column: str, *, row=None, col=
     fig.add_trace(go.Contour(
         x=xs, y=ys, z=V, name=name, colorscale="Viridis", zmin=lo, zmax=hi, ncontours=18,
         contours=dict(coloring="heatmap", showlines=True), line=dict(width=0.5, color="rgba(255,255,255,0.35)"),
-        connectgaps=False, hoverinfo="skip", showscale=True,
-        colorbar={**dict(title=dict(text=cbt, side="top"), thickness=10, len=0.95, xpad=4), **(colorbar or {})}), **kw)
+        connectgaps=False, hoverinfo="skip", showscale=True, showlegend=False,
+        colorbar={**dict(title=dict(text=cbt, side="top"), thickness=8, len=0.95, xpad=2,
+                         tickfont=dict(size=9)), **(colorbar or {})}), **kw)
     # transparent grid-point overlay: hover shows every criterion, a click selects (λ, σ)
     t = result.table
     hover = hover if hover is not None else hover_texts(result)
     tag = f"<br>{name} = "
     hover = [h.replace(tag, f"<br><b>{name}</b> = ", 1) for h in hover]   # this panel's line in bold
+    flagged = _flagged(t)
+    if flagged.any():
+        _legend_key(fig, "flagged", kw)
+        _marks(fig, kw, t["log2_nlambda"].to_numpy(float)[flagged], t["log2_sigma"].to_numpy(float)[flagged],
+               "flagged fits", "flagged", LEGEND_KEYS["flagged"][1], "flagged")
+    _mark_minimizer(fig, result, column, kw, hover)
     fig.add_trace(go.Scatter(
         x=t["log2_nlambda"], y=t["log2_sigma"], mode="markers", name=f"{name} grid",
         marker=dict(size=14, color="rgba(0,0,0,0)", line=dict(width=0)),
         customdata=np.c_[t["log2_nlambda"].to_numpy(float), t["log2_sigma"].to_numpy(float)],
         hovertext=hover, hovertemplate="%{hovertext}<extra></extra>", showlegend=False,
-        meta="grid"), **kw)
-    # this criterion's minimizer (and tied grid points, common for XA which is a count)
-    r = result.minimizer(column)
-    if r is not None:
-        v = t[column].to_numpy(float)
-        best = float(r[column])
-        tied = np.isclose(v, best, rtol=1e-12, atol=0) & np.isfinite(v)
-        if tied.sum() > 1:
-            fig.add_trace(go.Scatter(
-                x=t.loc[tied, "log2_nlambda"], y=t.loc[tied, "log2_sigma"], mode="markers",
-                name=f"{name} ties", hoverinfo="skip", showlegend=False,
-                marker=dict(symbol="circle-open", size=9, color="white", line=dict(width=1.5))),
-                **kw)
-        fig.add_trace(go.Scatter(
-            x=[float(r["log2_nlambda"])], y=[float(r["log2_sigma"])], mode="markers",
-            name=f"{name} minimizer", hoverinfo="skip", showlegend=False,
-            marker=dict(symbol="star", size=17, color="white",
-                        line=dict(width=1.5, color=color_of(name)))), **kw)
-    for k, other in enumerate(c for c in show_others if c != column and c in t.columns):
+        cliponaxis=False, meta="grid"), **kw)
+    for other in (c for c in show_others if c != column and c in t.columns):
         ro = result.minimizer(other)
         if ro is None:
             continue
         on = label(other)
+        first = not any(tr.legendgroup == f"min-{on}" for tr in fig.data)
         fig.add_trace(go.Scatter(
             x=[float(ro["log2_nlambda"])], y=[float(ro["log2_sigma"])], mode="markers",
-            name=f"{on} minimizer", hoverinfo="skip", showlegend=False,
-            marker=dict(symbol=SYMBOLS[(k + 1) % len(SYMBOLS)], size=10, color=color_of(on),
+            name=f"{on} minimizer", hoverinfo="skip", showlegend=first, legendgroup=f"min-{on}",
+            cliponaxis=False, meta="other-min",
+            marker=dict(symbol=MARK_SYMBOLS.get(on, "diamond"), size=10, color=color_of(on),
                         line=dict(width=1, color="white"))), **kw)
     if selected is not None:
-        fig.add_trace(go.Scatter(
-            x=[float(selected[0])], y=[float(selected[1])], mode="markers", name="selected",
-            hoverinfo="skip", showlegend=False,
-            marker=dict(symbol="circle-open", size=18, color="#ff2b2b", line=dict(width=3))), **kw)
+        _legend_key(fig, "selected", kw)
+        _marks(fig, kw, float(selected[0]), float(selected[1]), "selected", "selected",
+               dict(symbol="circle-open", size=18, color="#ff2b2b", line=dict(width=3)), "selected")
     return fig
+
+
+def _bottom_legend(fig: go.Figure, font_size: int = 10) -> None:
+    """A horizontal legend below the plot area (clear of the colourbars at the right)."""
+    fig.update_layout(showlegend=True, legend=dict(
+        orientation="h", x=0, xanchor="left", y=0, yanchor="bottom", yref="container",
+        font=dict(size=font_size), itemsizing="constant", tracegroupgap=2, bgcolor="rgba(0,0,0,0)"))
 
 
 def criterion_contour(result, column: str, *, show_others: Sequence[str] = (),
                       selected: tuple | None = None, hover: list[str] | None = None,
-                      log_scale: bool | None = None, height: int = 340) -> go.Figure:
-    """One criterion over the (log2 nλ, log2 σ) grid as a standalone figure (one contour trace)."""
+                      log_scale: bool | None = None, height: int = 340,
+                      legend: bool = True) -> go.Figure:
+    """One criterion over the (log2 nλ, log2 σ) grid as a standalone figure (one contour trace),
+    with a legend of its markers below the plot (``legend=False`` leaves it out)."""
     fig = go.Figure()
     add_criterion_contour(fig, result, column, hover=hover, show_others=show_others,
                           selected=selected, log_scale=log_scale)
     r = result.minimizer(column)
     sub = "" if r is None else (f"min {_fmt(r[column])} at ({r['log2_nlambda']:g}, "
                                 f"{r['log2_sigma']:g})")
+    where = edge_text(result.pick(column))
+    sub += f" — {where}" if where else ""
     fig.update_layout(
-        title=dict(text=f"<b>{label(column)}</b>  <span style='font-size:12px'>{sub}</span>",
+        title=dict(text=f"<b>{label(column)}</b>  <span style='font-size:11px'>{sub}</span>",
                    x=0.02, y=0.97),
-        height=height, margin=dict(l=48, r=4, t=36, b=42), clickmode="event+select",
-        dragmode=False, hovermode="closest", plot_bgcolor="white")
+        height=height, margin=dict(l=48, r=4, t=36, b=42 + (70 if legend else 0)),
+        clickmode="event+select", dragmode=False, hovermode="closest", plot_bgcolor="white")
+    if legend:
+        _bottom_legend(fig)
+    else:
+        fig.update_layout(showlegend=False)
     fig.update_xaxes(title_text=AXIS_X, showgrid=False, zeroline=False, range=_edges(xs_of(result)),
-                     title_standoff=4)
+                     title_standoff=4, automargin=True)
     fig.update_yaxes(title_text=AXIS_Y, showgrid=False, zeroline=False, range=_edges(ys_of(result)),
-                     title_standoff=2)
+                     title_standoff=2, automargin=True)
     return fig
 
 
@@ -178,34 +303,62 @@ def ys_of(result) -> np.ndarray:
 
 
 def _edges(v: np.ndarray) -> list:
-    """Axis range covering the grid plus 0.3 step (room for the markers at the edges)."""
+    """Axis range covering the grid plus half a grid step at both ends (markers at the edges are
+    whole); a single value gets ±0.5."""
     v = np.asarray(v, float)
-    h = 0.3 * (np.min(np.diff(v)) if len(v) > 1 else 1.0)
+    h = 0.5 * (np.min(np.diff(v)) if len(v) > 1 else 1.0)
     return [float(v.min() - h), float(v.max() + h)]
+
+
+def _scale_note(result, column: str) -> str:
+    """' (log<sub>10</sub>)' when the panel's colours are log10 of the criterion, else ''."""
+    _, title, _, _ = _color_values(column, result.surface(column)[2], None)
+    return f" <span style='font-size:10px'>({title} colour)</span>" if title else ""
 
 
 def contour_grid(result, columns: Sequence[str] | None = None, *, ncols: int = 3,
                  show_others: bool = False, selected: tuple | None = None,
-                 panel_height: int = 300) -> go.Figure:
-    """All criteria as small multiples in one figure (one contour trace per criterion)."""
+                 panel_height: int = 300, subtitle: str | None = None, legend: bool = True) -> go.Figure:
+    """All criteria as small multiples in one figure (one contour trace per criterion), the run's
+    settings (``settings_line``, or ``subtitle``) as the second title line, each colourbar inside
+    its own panel's cell and one legend of the markers below."""
     cols = [c for c in (columns or result.columns) if c in result.table.columns]
     nrows = max(1, -(-len(cols) // ncols))
-    fig = make_subplots(rows=nrows, cols=ncols, subplot_titles=[label(c) for c in cols],
-                        horizontal_spacing=0.09, vertical_spacing=0.12 if nrows > 1 else 0.1)
+    top, bottom = 80, 60 + (60 if legend else 0)
+    height = panel_height * nrows + top + bottom
+    vspace = min(0.9 / max(nrows - 1, 1), 95 / (panel_height * nrows)) if nrows > 1 else 0.1
+    fig = make_subplots(rows=nrows, cols=ncols, horizontal_spacing=0.06, vertical_spacing=vspace,
+                        subplot_titles=[label(c) + _scale_note(result, c) for c in cols])
+    cbar_w = 0.055 * 3 / ncols      # room for the colourbar and its tick labels inside the cell
     hover = hover_texts(result, cols)
     for i, c in enumerate(cols):
         r, k = divmod(i, ncols)
-        dom_x = fig.get_subplot(r + 1, k + 1).xaxis.domain
-        dom_y = fig.get_subplot(r + 1, k + 1).yaxis.domain
+        sp = fig.get_subplot(r + 1, k + 1)
+        d0, d1 = sp.xaxis.domain
+        dom_y = sp.yaxis.domain
+        sp.xaxis.domain = (d0, d1 - cbar_w)
+        fig.layout.annotations[i].x = (d0 + d1 - cbar_w) / 2
         add_criterion_contour(fig, result, c, row=r + 1, col=k + 1, hover=hover,
                               show_others=cols if show_others else (), selected=selected,
-                              colorbar=dict(x=dom_x[1] + 0.005, y=(dom_y[0] + dom_y[1]) / 2,
-                                            len=(dom_y[1] - dom_y[0]) * 0.95, thickness=8))
-    fig.update_xaxes(title_text=AXIS_X, showgrid=False, zeroline=False)
-    fig.update_yaxes(title_text=AXIS_Y, showgrid=False, zeroline=False)
-    fig.update_layout(height=panel_height * nrows + 60, margin=dict(l=50, r=30, t=50, b=40),
+                              colorbar=dict(x=d1 - cbar_w + 0.004, xanchor="left", y=(dom_y[0] + dom_y[1]) / 2,
+                                            len=(dom_y[1] - dom_y[0]) * 0.9, thickness=7,
+                                            title=dict(text="")))
+    for a in fig.layout.annotations:         # subplot titles: small, centred over the plot area
+        a.font = dict(size=12)
+        a.yshift = 2
+    fig.update_xaxes(title_text=AXIS_X, showgrid=False, zeroline=False, range=_edges(xs_of(result)),
+                     automargin=True, title_standoff=2, title_font=dict(size=11), tickfont=dict(size=10))
+    fig.update_yaxes(title_text=AXIS_Y, showgrid=False, zeroline=False, range=_edges(ys_of(result)),
+                     automargin=True, title_standoff=2, title_font=dict(size=11), tickfont=dict(size=10))
+    sub = settings_line(result) if subtitle is None else subtitle
+    fig.update_layout(height=height, margin=dict(l=50, r=20, t=top, b=bottom),
                       clickmode="event+select", hovermode="closest", plot_bgcolor="white",
-                      title=dict(text=f"Tuning criteria over the grid — {result.spec.data.name}"))
+                      title=dict(text=f"Tuning criteria over the grid — {result.spec.data.name}"
+                                      f"<br><span style='font-size:11px'>{sub}</span>", x=0.01, y=0.98))
+    if legend:
+        _bottom_legend(fig)
+    else:
+        fig.update_layout(showlegend=False)
     return fig
 
 
@@ -214,12 +367,12 @@ def _class_scatter(fig, view: DecisionView, xj, yj, **kw):
     A = view.y > 0
     a_name, b_name = view.class_names
     fig.add_trace(go.Scatter(x=xj[A], y=yj[A], mode="markers", name=f"{a_name} (+1)",
-                             marker=dict(symbol="cross-thin-open", size=8, color="#1f4e79",
-                                         line=dict(width=1.6, color="#1f4e79")),
+                             marker=dict(symbol="cross-thin-open", size=8, color=CLASS_COLORS[0],
+                                         line=dict(width=1.6, color=CLASS_COLORS[0])),
                              hovertemplate="x=%{x:.3f}, y=%{y:.3f}<extra>" + f"{a_name}</extra>"),
                   **kw)
     fig.add_trace(go.Scatter(x=xj[~A], y=yj[~A], mode="markers", name=f"{b_name} (−1)",
-                             marker=dict(symbol="circle-open", size=6, color="#c0504d",
+                             marker=dict(symbol="circle-open", size=6, color=CLASS_COLORS[1],
                                          line=dict(width=1.1)),
                              hovertemplate="x=%{x:.3f}, y=%{y:.3f}<extra>" + f"{b_name}</extra>"),
                   **kw)
@@ -231,56 +384,75 @@ def _zero_contour(xs, ys, Z, value, name, color, dash="solid", width=2.2):
                       line=dict(color=color, width=width, dash=dash), hoverinfo="skip")
 
 
-def decision_figure(view: DecisionView, title: str | None = None, height: int = 520) -> go.Figure:
-    """Data, each chosen fit's decision curve f = 0, the selected point's, and the Bayes boundary."""
+def decision_title(view: DecisionView, subtitle: str | None = None) -> str:
+    """The decision figure's title: f(x) curves in 1-D, f = 0 curves in 2-D, with the settings
+    as a smaller second line."""
+    text = ("f(x) of the chosen fits (decision: f(x) = 0)" if view.kind == "1d"
+            else "Decision curves f = 0 of the chosen fits")
+    return text + (f"<br><span style='font-size:11px'>{subtitle}</span>" if subtitle else "")
+
+
+def _decision_1d(fig: go.Figure, view: DecisionView) -> None:
+    xs = view.axes[0]
+    x = view.X[:, 0]
+    rng = np.random.default_rng(0)
+    jit = rng.uniform(-0.05, 0.05, len(x))
+    fig.add_trace(go.Scatter(x=x, y=np.where(view.y > 0, 1.0, -1.0) * 1.15 + jit,
+                             mode="markers", name="data (y = ±1)", opacity=0.5,
+                             marker=dict(size=4, color=np.where(view.y > 0, *CLASS_COLORS))))
+    for name, f in view.surfaces.items():
+        fig.add_trace(go.Scatter(x=xs, y=np.clip(f, -3, 3), mode="lines", name=_legend(view, name),
+                                 line=dict(color=color_of(name), width=2.4 if name == "selected" else 2,
+                                           dash=dash_of(name))))
+    if view.p_mesh is not None:
+        fig.add_trace(go.Scatter(x=xs, y=np.sign(view.p_mesh - view.threshold), mode="lines",
+                                 name=f"sign(p(x) − {view.threshold:.3g}) (Bayes)",
+                                 line=dict(color="black", width=1.5, dash="dot")))
+        fig.add_trace(go.Scatter(x=xs, y=view.p_mesh, mode="lines", name="p(x) = P(A|x)",
+                                 line=dict(color="#999999", width=1.5)))
+    fig.add_hline(y=0, line=dict(color="#bbbbbb", width=1))
+    fig.update_xaxes(title_text=view.feature_names[0], automargin=True)
+    fig.update_yaxes(title_text="f(x)", range=[-1.6, 1.6], automargin=True)
+
+
+def _decision_2d(fig: go.Figure, view: DecisionView) -> None:
+    xs, ys = view.axes
+    j, k = view.features
+    _class_scatter(fig, view, view.X[:, j], view.X[:, k])
+    if view.p_mesh is not None:
+        fig.add_trace(_zero_contour(xs, ys, view.p_mesh, view.threshold,
+                                    f"true (Bayes): p<sub>s</sub> = {view.threshold:.3g}",
+                                    "black", dash="dot", width=2.6))
+    for name, Z in view.surfaces.items():
+        if not (np.nanmin(Z) < 0 < np.nanmax(Z)):
+            # no boundary in view: keep the legend entry honest
+            fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines",
+                                     name=_legend(view, name) + " (no f = 0 in view)",
+                                     line=dict(color=color_of(name), dash=dash_of(name))))
+            continue
+        fig.add_trace(_zero_contour(xs, ys, Z, 0.0, _legend(view, name), color_of(name),
+                                    dash=dash_of(name), width=3.2 if name == "selected" else 2.2))
+    fig.update_xaxes(title_text=view.feature_names[0], range=[xs[0], xs[-1]], showgrid=False,
+                     zeroline=False, automargin=True)
+    fig.update_yaxes(title_text=view.feature_names[1], range=[ys[0], ys[-1]], showgrid=False,
+                     zeroline=False, automargin=True)
+
+
+def decision_figure(view: DecisionView, title: str | None = None, height: int = 520,
+                    subtitle: str | None = None) -> go.Figure:
+    """Data, each chosen fit's decision curve (f(x) itself in 1-D, f = 0 in 2-D) in its
+    criterion's colour and dash, the selected point's, and the Bayes boundary; ``subtitle``
+    (e.g. ``settings_line(result)``) is a second title line."""
     fig = go.Figure()
-    dashes = ["solid", "dash", "dot", "dashdot", "longdash", "longdashdot"]
     if view.kind == "1d":
-        xs = view.axes[0]
-        x = view.X[:, 0]
-        rng = np.random.default_rng(0)
-        jit = rng.uniform(-0.05, 0.05, len(x))
-        fig.add_trace(go.Scatter(x=x, y=np.where(view.y > 0, 1.0, -1.0) * 1.15 + jit,
-                                 mode="markers", name="data (y = ±1)", opacity=0.5,
-                                 marker=dict(size=4, color=np.where(view.y > 0, "#1f4e79", "#c0504d"))))
-        for k, (name, f) in enumerate(view.surfaces.items()):
-            fig.add_trace(go.Scatter(x=xs, y=np.clip(f, -3, 3), mode="lines", name=_legend(view, name),
-                                     line=dict(color=color_of(name), width=2.4 if name == "selected" else 2,
-                                               dash=dashes[k % len(dashes)])))
-        if view.p_mesh is not None:
-            fig.add_trace(go.Scatter(x=xs, y=np.sign(view.p_mesh - view.threshold), mode="lines",
-                                     name=f"sign(p(x) − {view.threshold:.3g}) (Bayes)",
-                                     line=dict(color="black", width=1.5, dash="dot")))
-            fig.add_trace(go.Scatter(x=xs, y=view.p_mesh, mode="lines", name="p(x) = P(A|x)",
-                                     line=dict(color="#999999", width=1.5)))
-        fig.add_hline(y=0, line=dict(color="#bbbbbb", width=1))
-        fig.update_xaxes(title_text=view.feature_names[0])
-        fig.update_yaxes(title_text="f(x)", range=[-1.6, 1.6])
+        _decision_1d(fig, view)
     else:
-        xs, ys = view.axes
-        j, k = view.features
-        _class_scatter(fig, view, view.X[:, j], view.X[:, k])
-        if view.p_mesh is not None:
-            fig.add_trace(_zero_contour(xs, ys, view.p_mesh, view.threshold,
-                                        f"true (Bayes): p<sub>s</sub> = {view.threshold:.3g}",
-                                        "black", dash="dot", width=2.6))
-        for m, (name, Z) in enumerate(view.surfaces.items()):
-            if not (np.nanmin(Z) < 0 < np.nanmax(Z)):
-                # no boundary in view: keep the legend entry honest
-                fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines",
-                                         name=_legend(view, name) + " (no f = 0 in view)",
-                                         line=dict(color=color_of(name), dash=dashes[m % len(dashes)])))
-                continue
-            fig.add_trace(_zero_contour(xs, ys, Z, 0.0, _legend(view, name), color_of(name),
-                                        dash="solid" if name == "selected" else dashes[m % len(dashes)],
-                                        width=3.2 if name == "selected" else 2.2))
-        fig.update_xaxes(title_text=view.feature_names[0], range=[xs[0], xs[-1]], showgrid=False,
-                         zeroline=False)
-        fig.update_yaxes(title_text=view.feature_names[1], range=[ys[0], ys[-1]], showgrid=False,
-                         zeroline=False)
-    fig.update_layout(height=height, margin=dict(l=50, r=10, t=50, b=45), plot_bgcolor="white",
-                      legend=dict(orientation="v", x=1.01, y=1, font=dict(size=12)),
-                      title=dict(text=title or "Decision curves f = 0 of the chosen fits", x=0.02))
+        _decision_2d(fig, view)
+    text = decision_title(view, subtitle) if title is None else (
+        title + (f"<br><span style='font-size:11px'>{subtitle}</span>" if subtitle else ""))
+    fig.update_layout(height=height, margin=dict(l=50, r=10, t=70 if subtitle else 50, b=45),
+                      plot_bgcolor="white", legend=dict(orientation="v", x=1.01, y=1, font=dict(size=12)),
+                      title=dict(text=text, x=0.02))
     return fig
 
 
@@ -382,3 +554,71 @@ def gckl_figure(path: PathView, height: int = 360) -> go.Figure:
 def figure_html(fig: go.Figure, include_plotlyjs="cdn") -> str:
     """A figure as a standalone HTML page (plotly.js from the CDN by default, or embedded with True)."""
     return fig.to_html(include_plotlyjs=include_plotlyjs, full_html=True)
+
+
+# ------------------------------------------------------------------ exports
+def _n_fitted(result) -> int | None:
+    """The number of training points of the fits: n = 2^log2(nλ)/λ from the table (the spec's n
+    when the table cannot tell)."""
+    t = result.table
+    if {"lambda", "log2_nlambda"} <= set(t.columns) and len(t):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            n = 2.0 ** t["log2_nlambda"].to_numpy(float) / t["lambda"].to_numpy(float)
+        n = n[np.isfinite(n)]
+        if n.size:
+            return int(round(float(np.median(n))))
+    return result.spec.data.n
+
+
+def settings_line(result) -> str:
+    """One line of the settings behind a result, for figure titles and exports: data and n,
+    standard or nonstandard case (C_A, C_B, π_A and the weights L(±1); Wahba et al. 2001, §1.7),
+    the grid, XA's ρ and the solver."""
+    spec = result.spec
+    n = _n_fitted(result)
+    parts = [f"{spec.data.name}, n = {n if n is not None else '?'}"]
+    prior = "sample" if spec.prior_a is None else f"{spec.prior_a:g}"
+    case = "standard" if spec.is_standard else "nonstandard"
+    parts.append(f"{case}: C_A = {spec.cost_a:g}, C_B = {spec.cost_b:g}, π_A = {prior}")
+    w = result.weights
+    if w is not None:
+        parts.append(f"L(+1) = {w.L_pos:.4g}, L(−1) = {w.L_neg:.4g}")
+    g = spec.grid
+    parts.append(f"log2(nλ) {g.log2_nlambda.text}, log2 σ {g.log2_sigma.text}")
+    parts.append(f"XA ρ = {spec.xa_rho:g}")
+    parts.append(f"solver {spec.solver}")
+    return " · ".join(parts)
+
+
+def _safe(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", str(text)).strip("-.") or "x"
+
+
+def export_name(result, kind: str) -> str:
+    """A file stem for an export of ``result``: kind, data name, n, costs and prior, grid; only
+    the characters [A-Za-z0-9._-]."""
+    spec = result.spec
+    n = _n_fitted(result)
+    g = spec.grid
+    prior = "sample" if spec.prior_a is None else f"{spec.prior_a:g}"
+    axis = lambda ax: "_".join(f"{v:g}" for v in (ax.start, ax.stop, ax.step))  # noqa: E731
+    parts = [kind, spec.data.name, f"n{n if n is not None else 'NA'}",
+             f"CA{spec.cost_a:g}", f"CB{spec.cost_b:g}", f"piA{prior}",
+             f"nl{axis(g.log2_nlambda)}", f"s{axis(g.log2_sigma)}"]
+    return "_".join(_safe(p) for p in parts)
+
+
+#: the mode-bar buttons that the dashboard's figures do without (a click selects a grid point)
+REMOVED_BUTTONS = ("zoom2d", "pan2d", "select2d", "lasso2d", "zoomIn2d", "zoomOut2d", "autoScale2d",
+                   "resetScale2d")
+
+
+def chart_config(filename: str, image_format: str = "png") -> dict:
+    """A Plotly config: the mode bar only on hover, its camera button saving ``filename`` as a
+    PNG or SVG at scale 2, and no zoom, pan, box or lasso buttons."""
+    fmt = str(image_format).lower()
+    if fmt not in ("png", "svg"):
+        raise ValueError(f"image_format must be 'png' or 'svg', got {image_format!r}")
+    return {"displayModeBar": "hover", "displaylogo": False,
+            "modeBarButtonsToRemove": list(REMOVED_BUTTONS),
+            "toImageButtonOptions": {"format": fmt, "filename": _safe(filename), "scale": 2}}
