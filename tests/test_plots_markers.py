@@ -258,8 +258,9 @@ def test_chart_config():
 def test_contour_grid_title_and_no_overlaps(wahba):
     _, res = wahba
     fig = plots.contour_grid(res, CRIT, ncols=3)
-    assert plots.settings_line(res) in fig.layout.title.text
-    assert "<br>" in fig.layout.title.text
+    title = fig.layout.title.text
+    assert plots.settings_line(res) in title.replace("<br>", " · ")      # wrapped at its " · "
+    assert all(len(re.sub("<[^>]+>", "", line)) <= 100 for line in title.split("<br>"))
     cs = [tr for tr in fig.data if isinstance(tr, go.Contour)]
     doms = []
     for i, c in enumerate(cs):
@@ -274,3 +275,10 @@ def test_contour_grid_title_and_no_overlaps(wahba):
     for (a0, _, acb), (b0, _, _) in zip(doms, doms[1:]):
         if b0 > a0:                                                    # same row: next panel later
             assert acb + 0.03 < b0                                     # bar and ticks fit in between
+
+
+def test_wrap_line_breaks_only_between_parts():
+    text = " · ".join(["a" * 30, "b" * 30, "c" * 30, "d" * 5])
+    lines = plots.wrap_line(text, width=70).split("<br>")
+    assert lines == ["a" * 30 + " · " + "b" * 30, "c" * 30 + " · " + "d" * 5]
+    assert plots.wrap_line("short") == "short"

@@ -53,6 +53,8 @@ SYMBOLS = ["star", "diamond", "triangle-up", "square", "pentagon", "hexagon", "c
 EDGE_COLOR = "#F28E00"
 FLAG_COLOR = "#8A8A8A"
 FLAG_HOVER = "flagged: KKT residual above tolerance, left out of picks"
+#: a thin frame around each contour panel (the half-step margin around the grid shows)
+FRAME = dict(showline=True, linecolor="#d0d0d0", linewidth=1, mirror=True)
 AXIS_X = "log<sub>2</sub>(nλ)"
 AXIS_Y = "log<sub>2</sub> σ"
 
@@ -195,8 +197,8 @@ def _mark_minimizer(fig, result, column, kw, hover):
     if where:
         group = "limit" if p.at_limit else "edge"
         _legend_key(fig, group, kw)
-        _marks(fig, kw, lam[p.row], sig[p.row], f"{name} minimizer {where}", group,
-               LEGEND_KEYS[group][1], group)
+        ring = {**LEGEND_KEYS[group][1], "size": 25}     # around the star, not under it
+        _marks(fig, kw, lam[p.row], sig[p.row], f"{name} minimizer {where}", group, ring, group)
     _legend_key(fig, "own-min", kw)
     _marks(fig, kw, lam[p.row], sig[p.row], f"{name} minimizer", "own-min",
            dict(symbol="star", size=17, color="white", line=dict(width=1.5, color=color_of(name))),
@@ -276,8 +278,9 @@ def criterion_contour(result, column: str, *, show_others: Sequence[str] = (),
     r = result.minimizer(column)
     sub = "" if r is None else (f"min {_fmt(r[column])} at ({r['log2_nlambda']:g}, "
                                 f"{r['log2_sigma']:g})")
-    where = edge_text(result.pick(column))
-    sub += f" — {where}" if where else ""
+    p = result.pick(column)
+    if p is not None and p.edge:      # short here; the hover and legend name the edge
+        sub += " — at the hard limit" if p.at_limit else " — on the grid edge"
     fig.update_layout(
         title=dict(text=f"<b>{label(column)}</b>  <span style='font-size:11px'>{sub}</span>",
                    x=0.02, y=0.97),
@@ -288,9 +291,9 @@ def criterion_contour(result, column: str, *, show_others: Sequence[str] = (),
     else:
         fig.update_layout(showlegend=False)
     fig.update_xaxes(title_text=AXIS_X, showgrid=False, zeroline=False, range=_edges(xs_of(result)),
-                     title_standoff=4, automargin=True)
+                     title_standoff=4, automargin=True, **FRAME)
     fig.update_yaxes(title_text=AXIS_Y, showgrid=False, zeroline=False, range=_edges(ys_of(result)),
-                     title_standoff=2, automargin=True)
+                     title_standoff=2, automargin=True, **FRAME)
     return fig
 
 
@@ -308,6 +311,19 @@ def _edges(v: np.ndarray) -> list:
     v = np.asarray(v, float)
     h = 0.5 * (np.min(np.diff(v)) if len(v) > 1 else 1.0)
     return [float(v.min() - h), float(v.max() + h)]
+
+
+def wrap_line(text: str, width: int = 90, sep: str = " · ") -> str:
+    """``text`` with <br> between its ``sep``-separated parts so that no line is much longer than
+    ``width`` characters (Plotly does not wrap titles)."""
+    lines, cur = [], ""
+    for part in str(text).split(sep):
+        if cur and len(cur) + len(sep) + len(part) > width:
+            lines.append(cur)
+            cur = part
+        else:
+            cur = part if not cur else cur + sep + part
+    return "<br>".join(lines + [cur])
 
 
 def _scale_note(result, column: str) -> str:
@@ -347,11 +363,14 @@ def contour_grid(result, columns: Sequence[str] | None = None, *, ncols: int = 3
         a.font = dict(size=12)
         a.yshift = 2
     fig.update_xaxes(title_text=AXIS_X, showgrid=False, zeroline=False, range=_edges(xs_of(result)),
-                     automargin=True, title_standoff=2, title_font=dict(size=11), tickfont=dict(size=10))
+                     automargin=True, title_standoff=2, title_font=dict(size=11), tickfont=dict(size=10),
+                     **FRAME)
     fig.update_yaxes(title_text=AXIS_Y, showgrid=False, zeroline=False, range=_edges(ys_of(result)),
-                     automargin=True, title_standoff=2, title_font=dict(size=11), tickfont=dict(size=10))
-    sub = settings_line(result) if subtitle is None else subtitle
-    fig.update_layout(height=height, margin=dict(l=50, r=20, t=top, b=bottom),
+                     automargin=True, title_standoff=2, title_font=dict(size=11), tickfont=dict(size=10),
+                     **FRAME)
+    sub = wrap_line(settings_line(result) if subtitle is None else subtitle)
+    top += 14 * sub.count("<br>")
+    fig.update_layout(height=height + 14 * sub.count("<br>"), margin=dict(l=50, r=20, t=top, b=bottom),
                       clickmode="event+select", hovermode="closest", plot_bgcolor="white",
                       title=dict(text=f"Tuning criteria over the grid — {result.spec.data.name}"
                                       f"<br><span style='font-size:11px'>{sub}</span>", x=0.01, y=0.98))
@@ -448,9 +467,11 @@ def decision_figure(view: DecisionView, title: str | None = None, height: int = 
         _decision_1d(fig, view)
     else:
         _decision_2d(fig, view)
+    subtitle = wrap_line(subtitle, 110) if subtitle else subtitle
     text = decision_title(view, subtitle) if title is None else (
         title + (f"<br><span style='font-size:11px'>{subtitle}</span>" if subtitle else ""))
-    fig.update_layout(height=height, margin=dict(l=50, r=10, t=70 if subtitle else 50, b=45),
+    top = 50 + (20 + 14 * subtitle.count("<br>") if subtitle else 0)
+    fig.update_layout(height=height, margin=dict(l=50, r=10, t=top, b=45),
                       plot_bgcolor="white", legend=dict(orientation="v", x=1.01, y=1, font=dict(size=12)),
                       title=dict(text=text, x=0.02))
     return fig
