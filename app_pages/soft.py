@@ -45,7 +45,7 @@ seed = c[2].number_input("seed", 0, 10_000, 0, key="soft_seed")
 lam_text = c[3].text_input("log₂(nλ) START:STOP:STEP", "-16:4:2", key="soft_lam")
 sig_text = c[4].text_input("log₂σ START:STOP:STEP", "-2:1:1", key="soft_sig")
 reps = c[5].number_input("ranGACV R", 1, 100, 5, key="soft_reps")
-use_cv = c[6].checkbox("5-fold CV too (the slowest)", True, key="soft_cv")
+use_cv = c[6].checkbox("5-fold CV (slow)", True, key="soft_cv")
 run_clicked = st.button("Run", type="primary", key="soft_run")
 
 

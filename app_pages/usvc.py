@@ -49,6 +49,7 @@ try:
         errs[label] = (float(np.mean(np.where(d.X @ w + b > 0, 1, -1) != d.y)),
                        float(np.mean(np.where(t.X @ w + b > 0, 1, -1) != t.y)))
     st.plotly_chart(vz.test_error_bars(errs), key="usvc_bars")
+    st.text(f"{case}: n = {int(n)} training points (seed {int(seed)}); test errors on 5000 new points")
     st.dataframe({"algorithm": list(ths), "threshold": [round(v, 4) for v in ths.values()],
                   "theoretical CE": [float(navia_threshold_error(case, v)) for v in ths.values()],
                   "test CE (5000)": [errs[k][1] for k in ths]}, key="usvc_table")
