@@ -71,7 +71,8 @@ def test_soft_page_small_run(server, page):
     _set(page, "log₂σ START:STOP:STEP", "-1:0:1")
     _set(page, "ranGACV R", 1)
     page.get_by_role("button", name="Run", exact=True).click()
-    page.get_by_text("shown: wahba2d, n = 40, seed 0, log2(nλ) -8:0:4 × log2 σ -1:0:1, R = 1, with CV").wait_for()
+    page.get_by_text("shown: wahba2d, n = 40, seed 0, log2(nλ) -8:0:4 × log2 σ -1:0:1, R = 1, "
+                     "with CV").wait_for()
     _wait_plots(page, 2)
     figs = page.evaluate(FIGURES_JS)
     contours = _figure_by_title(figs, "p̂ contours")
