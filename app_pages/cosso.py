@@ -14,6 +14,14 @@ from svmcore.weights import class_weights_from_costs
 SIMS = ["zhang_additive", "zhang_interaction"]
 BAYES = {"zhang_additive": 0.216, "zhang_interaction": 0.155}
 
+_MD_SPECIAL = frozenset("\\`*_{}[]()#+-.!|<>~$:")
+
+
+def _plain(s) -> str:
+    """``s`` with every Markdown special character backslash-escaped: shown as typed."""
+    return "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in str(s))
+
+
 st.title("Variable selection (COSSO)")
 st.caption("The sidebar settings don't apply here: this page has its own controls below.")
 st.markdown("COSSO SVM (Zhang 2006): SS-ANOVA components scaled by θ, Σθ ≤ M; one step "
@@ -54,7 +62,7 @@ if st.button("Fit COSSO", key="cosso_fit"):
             base = plain_svm_test_error(data, test, tune, cost_a, cost_b) if compare else None
         st.session_state["cosso_result"] = (out, res.model, data, base)
     except SVMCoreError as exc:
-        st.error(str(exc))
+        st.error(_plain(exc))
 
 if "cosso_result" in st.session_state:
     out, model, data, base = st.session_state["cosso_result"]

@@ -8,6 +8,14 @@ from svmcore.store import list_runs, load_run
 from svmcore.study import PAPER_INEFFICIENCY
 from svmcore.viz.study import grid_heatmap, inefficiency_box, minimizer_scatter
 
+_MD_SPECIAL = frozenset("\\`*_{}[]()#+-.!|<>~$:")
+
+
+def _plain(s) -> str:
+    """``s`` with every Markdown special character backslash-escaped: shown as typed."""
+    return "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in str(s))
+
+
 st.caption("This page has its own settings below; the sidebar's settings don't apply here.")
 st.title("Saved runs")
 root = st.text_input("folder of saved runs", os.environ.get("SVMAPP_RUNS", "~/.svmapp/runs"),
@@ -29,7 +37,7 @@ def _show(col, i: int, slot: str) -> None:
     try:
         spec, table, meta = load_run(runs["path"].iloc[i])
     except SVMCoreError as exc:
-        col.error(str(exc))
+        col.error(_plain(exc))
         return
     col.text(f"{meta.get('kind')} run of {spec.model} on {spec.data.name}, created {meta.get('created')}")
     col.code(f"grid log2(nλ) {spec.grid.log2_nlambda.text} × log2 σ {spec.grid.log2_sigma.text}\n"

@@ -14,6 +14,14 @@ from svmcore.study import (NONSTANDARD, PAPER_INEFFICIENCY, STANDARD, Weighting,
                            scheduler_from_env, summarize)
 from svmcore.viz.study import inefficiency_box, minimizer_scatter
 
+_MD_SPECIAL = frozenset("\\`*_{}[]()#+-.!|<>~$:")
+
+
+def _plain(s) -> str:
+    """``s`` with every Markdown special character backslash-escaped: shown as typed."""
+    return "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in str(s))
+
+
 st.caption("This page has its own settings below; the sidebar's settings don't apply here.")
 st.title("Simulation study")
 st.markdown("Run the tuning criteria on many replicate samples and compare how far each one's "
@@ -44,7 +52,7 @@ cost_a = w3.number_input("C_A", 0.01, 100.0, NONSTANDARD.cost_a, key="study_cost
 cost_b = w4.number_input("C_B", 0.01, 100.0, NONSTANDARD.cost_b, key="study_cost_b")
 prior_a = w5.number_input("π_A", 0.01, 0.99, NONSTANDARD.prior_a, key="study_prior_a")
 scheduler = scheduler_from_env()
-st.caption(f"Runs on the Dask cluster at {scheduler}" if scheduler else
+st.caption(f"Runs on the Dask cluster at {_plain(scheduler)}" if scheduler else
            "Runs on this machine's cores (set SVMAPP_DASK_SCHEDULER to use a Dask cluster).")
 
 b1, b2, _ = st.columns([1, 1, 4])
@@ -86,7 +94,7 @@ if run_clicked and (job is None or not job["thread"].is_alive()):
     try:
         _start()
     except SVMCoreError as exc:
-        st.error(str(exc))
+        st.error(_plain(exc))
 job = st.session_state.get("study_job")
 if job is not None:
     bar = st.progress(0.0, text="starting…")
@@ -100,9 +108,9 @@ if job is not None:
     elif job["error"] == "cancelled":
         st.info("Cancelled; the earlier result (if any) is shown.")
     elif isinstance(job["error"], SVMCoreError):
-        st.error(str(job["error"]))
+        st.error(_plain(job["error"]))
     elif job["error"] is not None:
-        st.error(f"{type(job['error']).__name__}: {job['error']}")
+        st.error(_plain(f"{type(job['error']).__name__}: {job['error']}"))
 
 res = st.session_state.get("study_result")
 if res is None:
@@ -111,7 +119,7 @@ if res is None:
 
 t = res.timing
 st.caption(f"{res.replicates} replicates × {len(res.weightings)} weightings: {t['tasks']} tasks on "
-           f"{t['backend']} in {t['wall_seconds']:.1f} s ({t['tasks_per_second']:.1f} tasks/s).")
+           f"{_plain(t['backend'])} in {t['wall_seconds']:.1f} s ({t['tasks_per_second']:.1f} tasks/s).")
 strip = st.toggle("points instead of boxes", False, key="study_strip")
 paper = PAPER_INEFFICIENCY if res.spec.data.name == "wahba2d" else {}
 st.plotly_chart(inefficiency_box(res.table, paper, strip=strip), key="study_box")

@@ -9,6 +9,14 @@ from svmcore.families.usvc import fit_kernel, fit_linear
 from svmcore.kernels import Kernel
 from svmcore.viz import usvc as vz
 
+_MD_SPECIAL = frozenset("\\`*_{}[]()#+-.!|<>~$:")
+
+
+def _plain(s) -> str:
+    """``s`` with every Markdown special character backslash-escaped: shown as typed."""
+    return "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in str(s))
+
+
 st.caption("This page has its own controls; the sidebar settings don't apply here.")
 st.title("Unbiased SVC")
 st.markdown("The classic SVC charges C ξ per slack; the unbiased SVC charges C θ̃ₛ(ξ), a smooth step "
@@ -41,13 +49,14 @@ try:
         errs[label] = (float(np.mean(np.where(d.X @ w + b > 0, 1, -1) != d.y)),
                        float(np.mean(np.where(t.X @ w + b > 0, 1, -1) != t.y)))
     st.plotly_chart(vz.test_error_bars(errs), key="usvc_bars")
+    st.text(f"{case}: n = {int(n)} training points (seed {int(seed)}); test errors on 5000 new points")
     st.dataframe({"algorithm": list(ths), "threshold": [round(v, 4) for v in ths.values()],
                   "theoretical CE": [float(navia_threshold_error(case, v)) for v in ths.values()],
                   "test CE (5000)": [errs[k][1] for k in ths]}, key="usvc_table")
     if not us.fit.converged:
         st.warning(us.fit.message)
 except SVMCoreError as exc:
-    st.error(str(exc))
+    st.error(_plain(exc))
 
 st.subheader("Kernel machine on prototypes (wahba2d)")
 k1, k2, k3, k4 = st.columns(4)
@@ -65,4 +74,4 @@ try:
     st.text(f"USVC: {km.fit.iterations} iterations, converged {km.fit.converged}; "
             f"SVM: {sv.n_sv} support vectors")
 except SVMCoreError as exc:
-    st.error(str(exc))
+    st.error(_plain(exc))

@@ -1,4 +1,5 @@
 """The soft classification page and its figures (no browser)."""
+import json
 from pathlib import Path
 
 import numpy as np
@@ -14,26 +15,39 @@ from svmcore.viz import soft as sviz
 PAGE = str(Path(__file__).resolve().parents[1] / "app_pages" / "soft.py")
 
 
-def test_page_renders_with_small_grid():
+def test_page_waits_for_run_then_renders_small_grid():
     at = AppTest.from_file(PAGE, default_timeout=120)
     at.run()
+    assert not at.exception and not at.get("plotly_chart")       # nothing computed before Run
+    assert at.info and "Run" in at.info[0].value
     at.number_input(key="soft_n").set_value(50)
     at.text_input(key="soft_lam").set_value("-8:0:4")
     at.text_input(key="soft_sig").set_value("-1:0:1")
-    at.run()
+    at.number_input(key="soft_reps").set_value(1)
+    at.button(key="soft_run").click().run()
     assert not at.exception, [e.value for e in at.exception]
     assert not at.error
     assert len(at.get("plotly_chart")) == 2
     assert at.title[0].value == "Soft classification"
+    panels = [a["text"] for a in json.loads(at.get("plotly_chart")[0].proto.spec)["layout"]["annotations"]]
+    assert panels == ["CKL", "GACV", "ranGACV", "CV"]
+    # without CV: three panels; a widget change alone recomputes nothing
+    at.checkbox(key="soft_cv").uncheck().run()
+    assert len(at.get("plotly_chart")) == 2 and "with CV" in at.text[0].value
+    at.button(key="soft_run").click().run()
+    panels = [a["text"] for a in json.loads(at.get("plotly_chart")[0].proto.spec)["layout"]["annotations"]]
+    assert panels == ["CKL", "GACV", "ranGACV"] and "with CV" not in at.text[0].value
 
 
-def test_page_reports_bad_grid_text():
+def test_page_reports_bad_grid_text_as_plain_text():
     at = AppTest.from_file(PAGE, default_timeout=120)
     at.run()
-    at.text_input(key="soft_lam").set_value("nonsense")
-    at.run()
+    at.text_input(key="soft_lam").set_value("*bold*_x_")
+    at.button(key="soft_run").click().run()
     assert not at.exception
-    assert at.error and "log2(nλ)" in at.error[0].value
+    # the message names the axis, and the user's text reaches the alert escaped, not as Markdown
+    assert at.error and "log2\\(nλ\\)" in at.error[0].value
+    assert "\\*bold\\*\\_x\\_" in at.error[0].value
 
 
 def test_figures_have_expected_traces():

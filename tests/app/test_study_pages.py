@@ -72,3 +72,13 @@ def test_saved_runs_page(tmp_path, monkeypatch):
     assert len(at.dataframe) >= 3                              # the list and two tables
     flat = [t for ts in _chart_types(at) for t in ts]
     assert "box" in flat and "heatmap" in flat
+
+
+def test_study_page_shows_user_text_in_errors_as_plain_text(monkeypatch):
+    monkeypatch.delenv("SVMAPP_DASK_SCHEDULER", raising=False)
+    at = AppTest.from_file(str(ROOT / "app_pages/study.py"), default_timeout=60).run()
+    at.text_input(key="study_lam").set_value("*a*:[b](c)")
+    at.button(key="study_run").click().run()
+    assert not at.exception and at.error
+    body = at.error[0].value                      # Markdown source: every special character escaped
+    assert "\\*a\\*" in body and "\\[b\\]\\(c\\)" in body and "*a*" not in body.replace("\\*", "")

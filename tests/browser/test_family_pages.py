@@ -1,0 +1,159 @@
+"""In a real browser: the pages of the other model families and of studies run with small settings
+set through their own widgets and draw their figures, with no exception and no error alert.
+Screenshots go to artifacts/<page>.png."""
+import re
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+VIEWPORT = {"width": 1500, "height": 1100}
+PLOTS = ".js-plotly-plot"
+#: the title and the subplot titles (annotations) of every Plotly figure on the page, in order
+#: (Streamlit's theme wraps titles in <b>: tags are dropped)
+FIGURES_JS = """() => { const bare = s => (s || '').replace(/<[^>]+>/g, '');
+  return Array.from(document.querySelectorAll('.js-plotly-plot')).map(gd => ({
+    title: bare(gd.layout.title && gd.layout.title.text),
+    annotations: (gd.layout.annotations || []).map(a => bare(a.text)),
+    traces: gd.data.map(t => t.name || '')})); }"""
+
+
+@pytest.fixture
+def page(browser):
+    pg = browser.new_page(viewport=VIEWPORT)
+    pg.set_default_timeout(60_000)
+    yield pg
+    pg.close()
+
+
+def _open(page, server, path, ready_text):
+    page.goto(f"{server}/{path}")
+    page.get_by_text(ready_text).first.wait_for()
+
+
+def _set(page, label, value):
+    """Type into a number or text input (found by its label) and commit it with Enter."""
+    box = page.get_by_label(label, exact=True)
+    box.fill(str(value))
+    box.press("Enter")
+
+
+def _wait_plots(page, count):
+    page.wait_for_function(f"document.querySelectorAll('{PLOTS}').length >= {count}")
+    page.wait_for_timeout(300)                       # let the last figure finish its first draw
+
+
+def _figure_by_title(figures, prefix):
+    hits = [f for f in figures if f["title"].startswith(prefix)]
+    assert hits, (prefix, [f["title"] for f in figures])
+    return hits[0]
+
+
+def _assert_clean(page, name):
+    page.screenshot(path=str(ROOT / "artifacts" / f"{name}.png"), full_page=True)
+    assert page.locator('[data-testid="stException"]').count() == 0
+    errors = page.locator('[data-testid="stAlertContentError"]')
+    assert errors.count() == 0, errors.all_inner_texts()
+
+
+def test_soft_page_small_run(server, page):
+    _open(page, server, "soft", "Choose the settings and press")
+    assert page.locator(PLOTS).count() == 0                    # nothing is fitted before Run
+    # a bad grid text is reported, and shown as typed (not as Markdown: the stars stay)
+    _set(page, "log₂(nλ) START:STOP:STEP", "*a*:0:1")
+    page.get_by_role("button", name="Run", exact=True).click()
+    alert = page.locator('[data-testid="stAlertContentError"]')
+    alert.wait_for()
+    assert "*a*" in alert.inner_text() and "log2(nλ)" in alert.inner_text()
+    _set(page, "n", 40)
+    _set(page, "log₂(nλ) START:STOP:STEP", "-8:0:4")
+    _set(page, "log₂σ START:STOP:STEP", "-1:0:1")
+    _set(page, "ranGACV R", 1)
+    page.get_by_role("button", name="Run", exact=True).click()
+    page.get_by_text("shown: wahba2d, n = 40, seed 0, log2(nλ) -8:0:4 × log2 σ -1:0:1, R = 1, "
+                     "with CV").wait_for()
+    _wait_plots(page, 2)
+    figs = page.evaluate(FIGURES_JS)
+    contours = _figure_by_title(figs, "p̂ contours")
+    assert contours["annotations"] == ["CKL", "GACV", "ranGACV", "CV"]      # one panel per criterion
+    for crit in ("CKL", "GACV", "ranGACV", "CV"):
+        assert f"p̂ {crit}" in contours["traces"]
+    assert {"true p = ½", "SVM f = 0", "A", "B"} <= set(contours["traces"])
+    spread = _figure_by_title(figs, "ranGACV over 10 draws")
+    assert {"GACV (exact)", "CKL (target)", "ranGACV, R = 1 (each draw)"} <= set(spread["traces"])
+    assert "true p = ½" in page.locator(PLOTS).first.inner_text()           # the legend is drawn
+    _assert_clean(page, "soft")
+
+
+def test_cosso_page_small_fit(server, page):
+    _open(page, server, "cosso", "Variable selection (COSSO)")
+    _set(page, "n (simulations)", 50)
+    _set(page, "M grid size", 4)
+    page.get_by_role("button", name="Fit COSSO").click()
+    page.get_by_text(re.compile(r"^selected: ")).wait_for()
+    _wait_plots(page, 5)
+    figs = page.evaluate(FIGURES_JS)
+    paths = _figure_by_title(figs, "θ against the budget M")
+    assert [f"x{j}" for j in range(1, 11)] == paths["traces"]             # zhang_additive: 10 inputs
+    tuning = _figure_by_title(figs, "Tuning curves (M chosen by gckl)")
+    assert "GCKL" in tuning["annotations"] and "GCKL" in tuning["traces"]   # one panel per curve
+    assert any(a.startswith("M = ") for a in paths["annotations"])          # the chosen M
+    comps = _figure_by_title(figs, "Fitted components")
+    assert "fitted" in comps["traces"] and comps["annotations"]            # one panel per main effect
+    _figure_by_title(figs, "Decision regions")
+    _figure_by_title(figs, "Test error")
+    _assert_clean(page, "cosso")
+
+
+def test_usvc_page_small_n(server, page):
+    _open(page, server, "usvc", "Kernel machine on prototypes")
+    _set(page, "n", 50)
+    page.get_by_text("navia_a: n = 50 training points").wait_for()
+    _wait_plots(page, 6)
+    figs = page.evaluate(FIGURES_JS)
+    dens = _figure_by_title(figs, "navia_a: class densities")
+    assert dens["traces"] == ["π₊ f(x | +1)", "π₋ f(x | −1)"]
+    err = _figure_by_title(figs, "navia_a: error vs threshold")
+    assert "theoretical CE" in err["traces"] and "training CE" in err["traces"]
+    chosen = [a for a in err["annotations"] if re.match(r"^(LS|SVC|USVC): -?[0-9.]+$", a)]
+    assert sorted(a.split(":")[0] for a in chosen) == ["LS", "SVC", "USVC"]    # the chosen thresholds
+    surfaces = [f for f in figs if any("surface" in a for a in f["annotations"])]
+    assert [f["annotations"][0].split()[0] for f in surfaces] == ["SVC", "USVC"]
+    assert "SVC (IRWLS from LS)" in surfaces[0]["traces"]                   # trajectories on the surface
+    assert {"SVC (IRWLS from LS)", "USVC (from SVC)"} <= set(surfaces[1]["traces"])
+    _figure_by_title(figs, "decision boundaries")
+    page.get_by_text("theoretical CE").first.wait_for()                     # the thresholds table
+    _assert_clean(page, "usvc")
+
+
+def test_study_page_five_replicates_within_30_s(server, page):
+    _open(page, server, "study", "press Run study")
+    _set(page, "n per replicate", 40)
+    _set(page, "replicates R", 5)
+    _set(page, "log2(nλ) START:STOP:STEP", "-6:0:2")
+    _set(page, "log2 σ START:STOP:STEP", "-1:1:1")
+    t0 = time.perf_counter()
+    page.get_by_role("button", name="Run study").click()
+    page.wait_for_function(
+        "() => Array.from(document.querySelectorAll('.js-plotly-plot'))"
+        ".some(gd => gd.layout.title && gd.layout.title.text.includes('Inefficiency per criterion'))",
+        timeout=60_000)
+    seconds = time.perf_counter() - t0
+    print(f"study page: 5 replicates, box plots after {seconds:.1f} s")
+    page.get_by_text(re.compile(r"^5 replicates × 2 weightings: 15 tasks")).wait_for()   # 5 × 3 σ columns
+    figs = page.evaluate(FIGURES_JS)
+    box = _figure_by_title(figs, "Inefficiency per criterion")
+    assert box["traces"][:2] == ["standard", "nonstandard"]
+    _figure_by_title(figs, "Where the picks fall")
+    _assert_clean(page, "study")
+    assert seconds <= 30.0, f"the study took {seconds:.1f} s"
+
+
+def test_saved_runs_page_empty_folder(server, page, tmp_path):
+    _open(page, server, "saved", "Saved runs")
+    page.get_by_label("folder of saved runs").wait_for()
+    assert page.locator('[data-testid="stException"]').count() == 0           # whatever the default holds
+    _set(page, "folder of saved runs", str(tmp_path / "runs_*none*"))
+    page.get_by_text("No saved runs in this folder yet").wait_for()
+    _assert_clean(page, "saved")
