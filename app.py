@@ -33,14 +33,19 @@ PAGES += [st.Page(path, title=title, icon=icon, url_path=url)
           for path, title, icon, url in OTHER_PAGES
           if os.path.exists(os.path.join(os.path.dirname(os.path.abspath(__file__)), path))]
 #: the pages that read the shared sidebar (the SVM sweep's settings)
-SIDEBAR_PAGES = ("Tuning surfaces", "Summary table", "Regularization path", "Loss functions", "The criteria")
+SIDEBAR_PAGES = ("Tuning surfaces", "Summary table")
 
 _T0 = time.perf_counter()
 RESULT_PAGES = ("Tuning surfaces", "Summary table")
 
+ui.keep_widget_state()
 ui.init_state()
-page = st.navigation(PAGES)
-# Run sweep / Load preset pressed on any page, or the first visit to a page that shows results
+page = st.navigation(PAGES, position="hidden" if st.session_state.get("w_present") else "sidebar")
+ui.presentation_mode()
+# Run sweep / Load preset pressed, a cheap change (it runs by itself), or the first visit to a page
+# that shows results
+if page.title in SIDEBAR_PAGES:
+    ui.auto_run()
 ui.run_if_requested(force_default=page.title in RESULT_PAGES)
 _T1 = time.perf_counter()
 if page.title in SIDEBAR_PAGES:

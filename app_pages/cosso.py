@@ -2,6 +2,7 @@
 import numpy as np
 import streamlit as st
 
+from svmapp.ui import plain as _plain
 from svmcore._validation import SVMCoreError
 from svmcore.datasets.bundled import list_bundled, load_bundled
 from svmcore.datasets.simulations import make_simulation
@@ -14,12 +15,6 @@ from svmcore.weights import class_weights_from_costs
 SIMS = ["zhang_additive", "zhang_interaction"]
 BAYES = {"zhang_additive": 0.216, "zhang_interaction": 0.155}
 
-_MD_SPECIAL = frozenset("\\`*_{}[]()#+-.!|<>~$:")
-
-
-def _plain(s) -> str:
-    """``s`` with every Markdown special character backslash-escaped: shown as typed."""
-    return "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in str(s))
 
 
 st.title("Variable selection (COSSO)")

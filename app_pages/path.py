@@ -2,8 +2,9 @@
 import numpy as np
 import streamlit as st
 
-from svmcore.viz import plots, views as explore
 from svmcore.datasets.simulations import make_simulation
+from svmcore.viz import plots
+from svmcore.viz import views as explore
 
 
 @st.cache_data(show_spinner=False, max_entries=16)

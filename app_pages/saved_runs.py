@@ -3,18 +3,11 @@ import os
 
 import streamlit as st
 
+from svmapp.ui import plain as _plain
 from svmcore._validation import SVMCoreError
 from svmcore.store import list_runs, load_run
 from svmcore.study import PAPER_INEFFICIENCY
 from svmcore.viz.study import grid_heatmap, inefficiency_box, minimizer_scatter
-
-_MD_SPECIAL = frozenset("\\`*_{}[]()#+-.!|<>~$:")
-
-
-def _plain(s) -> str:
-    """``s`` with every Markdown special character backslash-escaped: shown as typed."""
-    return "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in str(s))
-
 
 st.caption("This page has its own settings below; the sidebar's settings don't apply here.")
 st.title("Saved runs")

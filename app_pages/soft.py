@@ -2,6 +2,7 @@
 import numpy as np
 import streamlit as st
 
+from svmapp.ui import plain as _plain
 from svmcore._validation import SVMCoreError
 from svmcore.datasets.simulations import make_simulation
 from svmcore.families import get_family
@@ -49,12 +50,6 @@ use_cv = c[6].checkbox("5-fold CV (slow)", True, key="soft_cv")
 run_clicked = st.button("Run", type="primary", key="soft_run")
 
 
-_MD_SPECIAL = frozenset("\\`*_{}[]()#+-.!|<>~$:")
-
-
-def _plain(s) -> str:
-    """``s`` with every Markdown special character backslash-escaped: shown as typed."""
-    return "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in str(s))
 
 
 @st.cache_data(show_spinner=False, max_entries=8)

@@ -5,22 +5,14 @@ import time
 
 import streamlit as st
 
+from svmapp.ui import plain as _plain
 from svmcore._validation import SVMCoreError
 from svmcore.datasets import list_datasets
 from svmcore.families.svm.criteria import ALL_CRITERIA
 from svmcore.grid import Cancelled
 from svmcore.spec import make_spec
-from svmcore.study import (NONSTANDARD, PAPER_INEFFICIENCY, STANDARD, Weighting, run_study,
-                           scheduler_from_env, summarize)
+from svmcore.study import NONSTANDARD, PAPER_INEFFICIENCY, STANDARD, Weighting, run_study, scheduler_from_env, summarize
 from svmcore.viz.study import inefficiency_box, minimizer_scatter
-
-_MD_SPECIAL = frozenset("\\`*_{}[]()#+-.!|<>~$:")
-
-
-def _plain(s) -> str:
-    """``s`` with every Markdown special character backslash-escaped: shown as typed."""
-    return "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in str(s))
-
 
 st.caption("This page has its own settings below; the sidebar's settings don't apply here.")
 st.title("Simulation study")

@@ -5,9 +5,32 @@ import streamlit as st
 
 from svmapp import ui
 from svmapp.settings import weights_for
-from svmcore.viz import plots, views as explore
+from svmcore.viz import plots
+from svmcore.viz import views as explore
 
 SS = st.session_state
+
+#: one sentence per panel (Wahba, Lin, Lee & Zhang 2001; Joachims 2000; Solo)
+PANEL_HELP = {
+    "obs": "OBS: the weighted hinge loss on the training data itself (eq. 1.13); it always favours "
+           "little smoothing.",
+    "gacv": "GACV (Wahba et al. 2001, eqs. 1.19/1.26): OBS plus a correction for fitting and judging on "
+            "the same data; a proxy for GCKL.",
+    "xa": "XA: Joachims' ξα leave-one-out bound on the error rate, a count of points that might be "
+          "misclassified when left out (eq. 1.21).",
+    "brxa": "BRXA: the cost-weighted ξα of the nonstandard case (eq. 1.28); a proxy for BRMISCLASS.",
+    "sure": "SURE: Solo's Stein unbiased risk estimate; degenerate (flat) where no point is at its bound.",
+    "gckl": "GCKL (eq. 1.27): the expected hinge loss on new labels at the same x — the target of GACV; "
+            "it needs the true P(A|x).",
+    "misclass": "MISCLASS (eq. 1.20): the expected error rate of the fit — the target of XA; needs the "
+                "true P(A|x).",
+    "brmisclass": "BRMISCLASS (eq. 1.29): the expected cost-weighted error — the target of BRXA; needs "
+                  "the true P(A|x).",
+    "cv_hinge": "k-fold cross-validated hinge loss.", "cv_error": "k-fold cross-validated error rate.",
+    "loo_hinge": "Exact leave-one-out hinge loss.", "loo_error": "Exact leave-one-out error rate.",
+    "test_hinge": "Hinge loss on the held-out test set.", "test_error": "Error rate on the held-out test set.",
+    "test_cost_error": "Cost-weighted error on the held-out test set.",
+}
 
 st.title("How each criterion tunes the SVM")
 res = ui.require_result()
@@ -16,43 +39,58 @@ if res is None:
 result, loaded = res
 data = loaded.train
 ui.settings_badge()
+present = bool(SS.get("w_present"))
 
 with st.expander("How to read this page", expanded=False):
+    log_cols = ", ".join(explore.label(c) for c in explore.LOG_SCALE)
     st.markdown(
-        """
-* Each panel is one tuning criterion evaluated at every grid point: horizontal axis log₂(nλ)
-  (left = little smoothing, right = heavy smoothing), vertical axis log₂σ of the Gaussian kernel.
-  Dark is small. The **white star** is the panel's own minimizer — the (λ, σ) that criterion would pick;
-  hollow circles mark tied minimizers (XA is a count and ties often).
-* GACV, SURE, OBS, GCKL and the hinge losses are coloured on a log₁₀ scale and clipped at their
-  95th percentile: GACV and SURE grow like 1/λ at small λ and would otherwise wash out the picture.
+        f"""
+* Each panel is one tuning criterion at every grid point: horizontal axis log₂(nλ) (left = little
+  smoothing, right = heavy smoothing; scikit-learn's C = 1/(2nλ)), vertical axis log₂σ of the Gaussian
+  kernel exp(−‖x − x′‖²/(2σ²)) (scikit-learn's γ = 1/(2σ²)). Dark is small.
+* The **star** is the panel's own minimizer, the (λ, σ) that criterion picks; hollow circles mark tied
+  minimizers (XA is a count and ties often). A minimizer on the grid's edge gets its own marker and a
+  warning above: the true minimum may lie beyond it. Grey crosses are fits whose KKT residual is
+  above tolerance; they are left out of every pick.
+* {log_cols} are coloured on a log₁₀ scale, clipped at their 95th percentile: they grow like 1/λ at
+  small λ and would otherwise wash out the picture. Every other panel uses a linear scale.
 * GCKL, MISCLASS and BRMISCLASS are the *targets*: they use the true P(A|x), which only a simulation
-  knows. A good criterion's star sits where the target is small.
-* **Hover** a panel to read every criterion's value at that grid point; **click** a grid point to
-  fit the SVM there and add its decision curve (black, "clicked point") to the panel below.
+  knows. A good criterion's star sits where its target is small (Wahba, Lin, Lee & Zhang 2001, §1.8).
+* **Hover** a panel to read every criterion's value and scikit-learn's C and γ at that point; **click**
+  a grid point to fit the SVM there and add its decision curve ("clicked point") to the panel below.
 """
     )
 
 cols_all = [c for c in result.columns if c in result.table.columns]
-c1, c2, c3 = st.columns([4, 1.2, 1])
 default = [c for c in cols_all if c not in ("obs", "brmisclass" if "misclass" in explore.decision_columns(result)
                                             else "misclass")] or cols_all
-shown = c1.multiselect("Criteria to show", cols_all, default=default, format_func=explore.label,
-                       key=f"tun_shown_{SS.result_key}")
-others = c2.toggle("mark other minimizers", value=False, key="tun_others",
-                   help="Mark every shown criterion's minimizer in each panel")
-ncols = c3.selectbox("panels per row", [2, 3, 4], index=1, key="tun_ncols")
+if SS.get("tun_shown") is not None:
+    SS.tun_shown = [c for c in SS.tun_shown if c in cols_all]
+if not SS.get("tun_shown"):
+    SS.tun_shown = default
+if SS.get("tun_ncols") not in (1, 2, 3, 4):
+    SS.tun_ncols = 2
+c1, c2, c3 = st.columns([4, 1.2, 1])
+shown = c1.multiselect("Criteria to show", cols_all, format_func=explore.label, key="tun_shown")
+others = c2.toggle("mark other minimizers", key="tun_others",
+                   help="Mark every shown criterion's minimizer in each panel (legend below the panels)")
+ncols = c3.selectbox("panels per row", [1, 2, 3, 4], key="tun_ncols",
+                     help="Fewer panels per row on narrow screens")
 
 sel = SS.get("selected")
 hover = plots.hover_texts(result, cols_all)
+fmt = SS.get("w_image_format", "png")
 for start in range(0, len(shown), ncols):
     row = st.columns(ncols)
     for col, crit in zip(row, shown[start:start + ncols]):
         fig = plots.criterion_contour(result, crit, show_others=shown if others else (),
                                       selected=sel, hover=hover)
+        if present:
+            fig.update_layout(font=dict(size=16))
         key = f"contour_{crit}_{SS.result_key}"
         col.plotly_chart(fig, key=key, on_select=ui.pick_callback(key), selection_mode="points",
-                         config={"displayModeBar": False}, theme=None)
+                         config=plots.chart_config(plots.export_name(result, crit), fmt), theme=None)
+        col.caption(PANEL_HELP.get(crit, ""))
 
 # ---------------------------------------------------------------- decision panel
 st.subheader("Decision curves of the chosen fits")
@@ -88,7 +126,6 @@ if data.d > 2:
         ui.sync_query()
 
 
-
 @st.cache_data(show_spinner=False, max_entries=64)
 def _decision_view(result_key, selected, features, columns, _data, _result, _weights):
     """Shared by every session: the chosen fits depend only on the result and the point."""
@@ -96,22 +133,32 @@ def _decision_view(result_key, selected, features, columns, _data, _result, _wei
                                  selected=selected, features=features, fits=ui.fits_cache(result_key))
 
 
-curves = st.multiselect("Decision curves of the fits chosen by", cols_all,
-                        default=explore.decision_columns(result), format_func=explore.label,
-                        key=f"tun_curves_{SS.result_key}")
+if SS.get("tun_curves") is not None:
+    SS.tun_curves = [c for c in SS.tun_curves if c in cols_all]
+else:
+    SS.tun_curves = explore.decision_columns(result)
+curves = st.multiselect("Decision curves of the fits chosen by", cols_all, format_func=explore.label,
+                        key="tun_curves")
 with st.spinner("Fitting the chosen SVMs …"):
     view = _decision_view(SS.result_key, sel, features, tuple(curves), data, result,
                           weights_for(SS.applied, data.y))
-dfig = plots.decision_figure(view)
-st.plotly_chart(dfig, key=f"decision_{SS.result_key}", config={"displayModeBar": False}, theme=None)
+settings = plots.settings_line(result)
+dfig = plots.decision_figure(view, subtitle=settings)
+if present:
+    dfig.update_layout(font=dict(size=16))
+st.plotly_chart(dfig, key=f"decision_{SS.result_key}", theme=None,
+                config=plots.chart_config(plots.export_name(result, "decision"), fmt))
 if view.caption:
     st.caption(view.caption)
 if view.p_mesh is None:
     st.caption("No Bayes boundary: the true P(A|x) of this data set is unknown.")
 else:
+    what = "f(x)" if data.d == 1 else "f(x) = 0"
     st.caption(f"Dotted black: the Bayes rule p_s(x) = L(−1)/(L(−1)+L(+1)) = {view.threshold:.3g} "
-               "(Wahba et al. 2001, §1.7); the other curves are f(x) = 0 of the fit each criterion picks.")
+               f"(Wahba et al. 2001, §1.7); the other curves are {what} of the fit each criterion picks.")
 
 st.divider()
+st.radio("Image format of the camera button in each chart's toolbar", ["png", "svg"], key="w_image_format",
+         horizontal=True)
 ui.downloads(result, {"Surfaces": lambda: plots.contour_grid(result, shown or cols_all, selected=sel),
-                      "Decision curves": lambda: dfig}, prefix=data.name)
+                      "Decision curves": lambda: dfig}, prefix=plots.export_name(result, "sweep"))

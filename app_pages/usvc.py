@@ -2,20 +2,13 @@
 import numpy as np
 import streamlit as st
 
+from svmapp.ui import plain as _plain
 from svmcore._validation import SVMCoreError
 from svmcore.datasets.simulations import make_simulation, navia_threshold_error
 from svmcore.families.svm.fit import fit_svm
 from svmcore.families.usvc import fit_kernel, fit_linear
 from svmcore.kernels import Kernel
 from svmcore.viz import usvc as vz
-
-_MD_SPECIAL = frozenset("\\`*_{}[]()#+-.!|<>~$:")
-
-
-def _plain(s) -> str:
-    """``s`` with every Markdown special character backslash-escaped: shown as typed."""
-    return "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in str(s))
-
 
 st.caption("This page has its own controls; the sidebar settings don't apply here.")
 st.title("Unbiased SVC")

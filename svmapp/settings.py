@@ -48,6 +48,7 @@ DEFAULTS = {
     "rho": 2, "folds": 5, "test_frac": 0.3, "n_max": 2000, "solver": "auto",
     # uploaded CSV only
     "label": None, "positive": None, "p_column": None, "features": None, "standardize": True,
+    "dropna": False,
 }
 
 #: default n of each simulation in the app (smaller than the papers' where the QP gets slow)
@@ -125,8 +126,9 @@ def clean(settings: dict) -> dict:
         s["features"] = [c for c in s["features"].split(",") if c] or None
     if isinstance(s["extend"], str):
         s["extend"] = s["extend"].lower() in ("1", "true", "yes")
-    if isinstance(s["standardize"], str):
-        s["standardize"] = s["standardize"].lower() in ("1", "true", "yes")
+    for k in ("standardize", "dropna"):
+        if isinstance(s[k], str):
+            s[k] = s[k].lower() in ("1", "true", "yes")
     for k in ("label", "positive", "p_column"):
         if s[k] in ("", "None"):
             s[k] = None
@@ -162,6 +164,7 @@ def from_query(params: dict) -> tuple[dict | None, tuple | None, tuple | None]:
         if "sel" in params:
             a, b = params["sel"].split(",")
             sel = (float(a), float(b))
+            sel = sel if np.all(np.isfinite(sel)) else None
     except ValueError:
         sel = None
     try:
@@ -194,7 +197,96 @@ def query_problem(params: dict) -> str:
 
 
 
+#: the result columns a view may show (criteria and their resampling / held-out columns)
+RESULT_COLUMNS = ("obs", "gacv", "xa", "brxa", "sure", "gckl", "misclass", "brmisclass", "cv_hinge",
+                  "cv_error", "loo_hinge", "loo_error", "test_hinge", "test_error", "test_cost_error")
+
+#: what a link carries besides the settings: the tuning page's panels, markers and curves
+VIEW_KEYS = ("tun_shown", "tun_curves", "tun_ncols", "tun_others")
+_VIEW_QP = {"tun_shown": "show", "tun_curves": "curves", "tun_ncols": "ncols", "tun_others": "others"}
+
+
+def view_to_query(view: dict) -> dict:
+    """The view's state (shown criteria, decision curves, panels per row, other minimizers)."""
+    q = {}
+    for k, name in _VIEW_QP.items():
+        v = view.get(k)
+        if v is None:
+            continue
+        q[name] = ",".join(v) if isinstance(v, (list, tuple)) else str(int(v))
+    return q
+
+
+def view_from_query(params: dict) -> dict:
+    """The view's state from a link; unknown criteria and out-of-range values are dropped."""
+    params = {k: (v[-1] if isinstance(v, list) else v) for k, v in dict(params).items()}
+    out = {}
+    for k in ("tun_shown", "tun_curves"):
+        if _VIEW_QP[k] in params:
+            out[k] = [c for c in str(params[_VIEW_QP[k]]).split(",") if c in RESULT_COLUMNS][:20]
+    try:
+        if "ncols" in params and int(params["ncols"]) in (1, 2, 3, 4):
+            out["tun_ncols"] = int(params["ncols"])
+    except ValueError:
+        pass
+    if "others" in params:
+        out["tun_others"] = str(params["others"]) in ("1", "true", "True")
+    return out
+
+
 # ------------------------------------------------------------------ data
+#: cells that count as missing in an uploaded table
+MISSING = {"", "na", "nan", "n/a", "null", "none", "?", "-"}
+
+
+def _missing_mask(col) -> np.ndarray:
+    txt = col.astype(str).str.strip().str.lower()
+    return (col.isna() | txt.isin(MISSING)).to_numpy(bool)
+
+
+def text_columns(table) -> list:
+    """Columns with a non-missing cell that is not a number (left out of the features by default)."""
+    import pandas as pd
+
+    out = []
+    for c in table.columns:
+        col = table[c]
+        keep = ~_missing_mask(col)
+        num = pd.to_numeric(col[keep].astype(str).str.strip(), errors="coerce")
+        if num.isna().any():
+            out.append(c)
+    return out
+
+
+def used_columns(table, s: dict) -> list:
+    """The uploaded table's columns the settings use: label, P(A|x) column and features."""
+    feats = s.get("features") or [c for c in table.columns if c not in (s.get("label"), s.get("p_column"))]
+    cols = [s.get("label"), s.get("p_column"), *feats]
+    return [c for c in dict.fromkeys(cols) if c is not None and c in table.columns]
+
+
+def count_missing(table, columns) -> int:
+    """Rows with a missing cell in any of ``columns``."""
+    if table is None or not columns:
+        return 0
+    return int(np.any([_missing_mask(table[c]) for c in columns], axis=0).sum())
+
+
+def drop_missing(table, columns):
+    """(table without the rows that have a missing cell in ``columns``, the number dropped)."""
+    if not columns:
+        return table, 0
+    bad = np.any([_missing_mask(table[c]) for c in columns], axis=0)
+    return table.loc[~bad].reset_index(drop=True), int(bad.sum())
+
+
+def upload_fingerprint(s: dict, content_hash: str) -> str:
+    """What identifies uploaded data in the run spec: the bytes' hash, and whether rows were dropped."""
+    if s["source"] != "upload":
+        return ""
+    return content_hash + (":dropna" if s.get("dropna") else "")
+
+
 @dataclass
 class Loaded:
     """The training set, the optional held-out test set, and one line describing both."""
@@ -240,8 +332,13 @@ def load_data(s: dict, upload_table=None, upload_name: str = "uploaded") -> Load
     else:
         if upload_table is None:
             raise CSVLoadError("no CSV file uploaded yet")
+        dropped = 0
+        if s.get("dropna"):
+            upload_table, dropped = drop_missing(upload_table, used_columns(upload_table, s))
         full = upload_dataset(upload_table, s, upload_name)
     notes = [f"{full.name}: n = {full.n}, d = {full.d}"]
+    if src == "upload" and s.get("dropna"):
+        notes.append(f"{dropped} rows with missing values dropped")
     train, test = full, None
     if not full.has_truth and s["test_frac"] > 0:
         train, test = train_test_split(full, s["test_frac"], seed=int(s["seed"]))

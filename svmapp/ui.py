@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import time
 from collections import OrderedDict
 from functools import partial
@@ -17,10 +18,32 @@ import streamlit as st
 
 from svmapp import settings as S
 from svmcore.datasets.simulations import SIMULATIONS
-from svmcore.spec import GridSpec
 
 SS = st.session_state
 SINGLE_FIT_CRITERIA = ["obs", "gacv", "xa", "brxa", "sure", "gckl", "misclass", "brmisclass"]
+#: a sweep estimated at no more than this runs by itself when a setting changes
+AUTO_RUN_SECONDS = 2.0
+#: every widget of the shared sidebar (their values survive pages that do not draw them)
+WIDGET_KEYS = ("w_source", "w_sim", "w_bundled", "w_n", "w_seed", "w_cost_a", "w_cost_b",
+               "w_prior_custom", "w_prior_a", "w_lam", "w_sig", "w_criteria", "w_cv", "w_loo",
+               "w_rho", "w_folds", "w_test_frac", "w_n_max", "w_solver", "w_preset", "w_label",
+               "w_positive", "w_pcol", "w_features", "w_standardize", "w_dropna", "w_present", "w_extend",
+               "tun_others", "tun_ncols", "tun_shown", "tun_curves", "w_image_format")
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
+
+
+def plain(text) -> str:
+    """``text`` with Markdown's special characters escaped, so that Streamlit shows it as typed:
+    a file name or a cell such as ``[click](http://…)`` never becomes a live link."""
+    return _MD_SPECIAL.sub(r"\\\1", str(text))
+
+
+def keep_widget_state() -> None:
+    """Streamlit forgets a widget's value on a run that does not draw it; re-assigning the key at
+    the top of every run keeps the sidebar's settings across pages that have no sidebar."""
+    for k in WIDGET_KEYS:
+        if k in SS:
+            SS[k] = SS[k]
 
 
 # ------------------------------------------------------------------ shared result store
@@ -70,6 +93,8 @@ def _set_widgets(s: dict) -> None:
     SS.w_test_frac = float(s["test_frac"])
     SS.w_n_max = int(s["n_max"])
     SS.w_solver = s.get("solver", "auto")
+    SS.w_extend = bool(s.get("extend", True))
+    SS.w_dropna = bool(s.get("dropna", False))
 
 
 def _widget_settings() -> dict:
@@ -86,12 +111,12 @@ def _widget_settings() -> dict:
          "sig": SS.get("w_sig", S.DEFAULTS["sig"]).strip(),
          "criteria": crit, "rho": SS.get("w_rho", 2), "folds": SS.get("w_folds", 5),
          "test_frac": SS.get("w_test_frac", 0.3), "n_max": SS.get("w_n_max", 300),
-         "solver": SS.get("w_solver", "auto")}
+         "solver": SS.get("w_solver", "auto"), "extend": bool(SS.get("w_extend", True))}
     if src == "upload":
         s.update(label=SS.get("w_label"), positive=SS.get("w_positive"),
                  p_column=None if SS.get("w_pcol") in (None, "(none)") else SS.get("w_pcol"),
                  features=list(SS.get("w_features") or []) or None,
-                 standardize=bool(SS.get("w_standardize", True)))
+                 standardize=bool(SS.get("w_standardize", True)), dropna=bool(SS.get("w_dropna", False)))
     return S.clean(s)
 
 
@@ -99,11 +124,17 @@ def init_state() -> None:
     """First run of a session: settings from the query string (a pasted link) or the defaults."""
     if "requested" in SS:
         return
-    qs, sel, feat = S.from_query(st.query_params.to_dict())
+    params = st.query_params.to_dict()
+    qs, sel, feat = S.from_query(params)
+    problem = S.query_problem(params)
     s = qs or S.clean(S.DEFAULTS)
+    if problem:                       # one message, then the defaults
+        SS.link_note = f"The link's settings were not used: {problem}. Showing the defaults."
     if s["source"] == "upload":       # an upload cannot come from a link
         SS.link_note = "The link referred to an uploaded CSV, which a link cannot carry: upload it again."
         s = S.clean(S.DEFAULTS)
+    for k, v in S.view_from_query(params).items():      # the rest of the view: panels, curves
+        SS[k] = v
     SS.requested = s
     SS.applied = None
     SS.result_key = None
@@ -114,11 +145,22 @@ def init_state() -> None:
     SS.upload_table = None
     SS.upload_error = None
     _set_widgets(s)
+    SS.w_preset = preset_of(s)
+
+
+def preset_of(s: dict) -> str:
+    """The preset whose settings are ``s``, else CUSTOM (the preset box shows what is shown)."""
+    for name, p in S.PRESETS.items():
+        if S.clean({**S.DEFAULTS, **p}) == s:
+            return name
+    return CUSTOM
 
 
 def load_preset(name: str | None = None) -> None:
     """Callback of the preset button: widgets, requested settings, and a run."""
-    name = name or SS.get("w_preset") or next(iter(S.PRESETS))
+    name = name or SS.get("w_preset")
+    if name not in S.PRESETS:
+        return
     s = S.clean({**S.DEFAULTS, **S.PRESETS[name]})
     _set_widgets(s)
     SS.requested = s
@@ -130,6 +172,7 @@ def load_preset(name: str | None = None) -> None:
 def _on_submit() -> None:
     SS.requested = _widget_settings()
     SS.run_now = True
+    SS.cancelled = SS.failed = None
 
 
 def _on_dataset_change() -> None:
@@ -153,85 +196,125 @@ def _on_dataset_change() -> None:
 
 # ------------------------------------------------------------------ sidebar
 def sidebar() -> None:
-    """The shared sidebar: presets, data, costs and priors, grid, criteria, Run sweep."""
-    sb = st.sidebar
-    with sb:
+    """The shared sidebar: Run, presets, data, costs and priors, grid, criteria.
+
+    No form: every change reruns the script, so the view can say at once that it is stale, the
+    estimate and the L(±1) values follow the widgets, and a cheap sweep runs by itself.
+    """
+    with st.sidebar:
+        up = SS.get("w_upload") if SS.get("w_source") == "upload" else None
+        if up is not None:              # parse first, so that Run and the estimate know the file
+            handle_upload(up.getvalue(), up.name)
+            if SS.get("upload_table") is not None:
+                _upload_defaults(SS.upload_table)
+        _run_controls()
         st.markdown("### Presets")
-        st.selectbox("Preset", list(S.PRESETS), key="w_preset", label_visibility="collapsed")
+        st.selectbox("Preset", [CUSTOM] + list(S.PRESETS), key="w_preset", label_visibility="collapsed",
+                     help="Shows the preset that matches the view, or (custom)")
         st.button("Load preset and run", key="w_preset_btn", on_click=load_preset,
+                  disabled=SS.get("w_preset", CUSTOM) == CUSTOM,
                   help="Load this preset's settings and run its sweep", width="stretch")
         if SS.get("link_note"):
-            st.info(SS.link_note)
-
-        st.markdown("### Data")
-        st.radio("Source", ["simulation", "bundled", "upload"], key="w_source", horizontal=True,
-                 format_func={"simulation": "Simulation", "bundled": "Real data",
-                              "upload": "Upload CSV"}.get, on_change=_on_dataset_change)
-        src = SS.w_source
-        if src == "simulation":
-            st.selectbox("Simulation", list(SIMULATIONS), key="w_sim", on_change=_on_dataset_change,
-                         help="The papers' simulations; each knows its true P(A|x)")
-        elif src == "bundled":
-            names = S.list_bundled()
-            if not names:
-                st.warning("No bundled data sets in this build.")
-            else:
-                if SS.get("w_bundled") not in names:
-                    SS.w_bundled = names[0]
-                st.selectbox("Data set", names, key="w_bundled", on_change=_on_dataset_change)
-        else:
-            _upload_widgets()
-
-    with sb.form("settings_form", border=False):
-        sim = src == "simulation"
-        c1, c2 = st.columns(2)
-        c1.number_input("n (simulated sample size)", 20, 2000, step=10, key="w_n", disabled=not sim)
-        c2.number_input("seed", 0, 10_000, step=1, key="w_seed",
-                        help="Simulation seed; also seeds the CV folds, the test split and subsampling")
-        c1, c2 = st.columns(2)
-        c1.number_input("n max (train subsample)", 30, 5000, step=10, key="w_n_max", disabled=sim,
-                        help="Real data: the QP gets slow beyond a few hundred rows; a stratified "
-                             "subsample keeps it interactive")
-        c2.slider("test fraction", 0.0, 0.5, step=0.05, key="w_test_frac", disabled=sim,
-                  help="Held out (stratified) when P(A|x) is unknown: gives test hinge and test error")
-
-        st.markdown("### Costs and priors")
-        c1, c2 = st.columns(2)
-        c1.number_input("C_A (B called A)", 0.01, 100.0, step=0.5, key="w_cost_a", format="%.2f")
-        c2.number_input("C_B (A called B)", 0.01, 100.0, step=0.5, key="w_cost_b", format="%.2f")
-        st.checkbox("target prior π_A differs from the sample", key="w_prior_custom")
-        st.slider("π_A (target population)", 0.01, 0.99, step=0.01, key="w_prior_a")
-        _weights_caption()
-
+            st.info(plain(SS.link_note))
+        _data_widgets()
+        _weight_widgets()
         st.markdown("### Grid (Gaussian kernel)")
         c1, c2 = st.columns(2)
-        c1.text_input("log2(nλ) start:stop:step", key="w_lam", help="Paper: -25:0:1")
+        c1.text_input("log2(nλ) start:stop:step", key="w_lam", help="Paper: -25:0:1; minimizers of GACV "
+                      "and XA often sit right of 0, so the defaults reach 8")
         c2.text_input("log2 σ start:stop:step", key="w_sig", help="Paper: -3:3:0.5")
-        size, n_est = _grid_size_and_n()
+        st.checkbox("extend the grid until every minimizer is inside", key="w_extend",
+                    help="In the grid's own step, up to log2(nλ) ∈ [−40, 20] and log2 σ ∈ [−10, 10]; "
+                         "a minimizer still on an edge is named above the panels")
+        _criteria_widgets()
+        st.toggle("presentation mode", key="w_present",
+                  help="Larger fonts and no sidebar; switch off with the button at the top of the page")
 
-        st.markdown("### Criteria")
-        st.multiselect("single-fit criteria and targets", SINGLE_FIT_CRITERIA, key="w_criteria",
-                       format_func=_crit_label,
-                       help="Targets (GCKL, MISCLASS, BRMISCLASS) need the true P(A|x)")
-        c1, c2, c3 = st.columns([1, 1, 1.3])
-        c1.selectbox("XA's ρ", [1, 2], key="w_rho")
-        c2.number_input("CV folds", 2, 20, key="w_folds")
-        c3.selectbox("solver", list(S.SOLVERS), key="w_solver",
-                     help="auto: the whole-λ path when available, else the cvxopt QP")
-        spf = _seconds_per_fit(n_est)
-        from svmcore.viz.views import estimate_seconds
-        base = estimate_seconds(n_est, size, 1, [], seconds_per_fit=spf) if size else 0.0
-        cv_t = estimate_seconds(n_est, size, 1, ["cv"], SS.get("w_folds", 5), spf) - base if size else 0
-        st.checkbox(f"k-fold CV (≈ {_fmt_s(cv_t)} extra)", key="w_cv")
-        ok, loo_t = S.affordable_loo(n_est, size or 1, spf)
-        SS.loo_ok = ok
-        st.checkbox(f"exact LOO (≈ {_fmt_s(loo_t)} extra)", key="w_loo", disabled=not ok,
-                    help="One refit per support vector at every grid point" if ok else
-                    "Not offered: too slow at this n and grid (budget 5 min). Reduce n or the grid.")
-        st.caption(f"Grid: {size} points at n ≈ {n_est}; estimated time ≈ {_fmt_s(base)} "
-                   "for the single-fit criteria.")
-        st.form_submit_button("Run sweep", type="primary", on_click=_on_submit, width="stretch")
 
+CUSTOM = "(custom)"
+
+
+def _data_widgets() -> None:
+    st.markdown("### Data")
+    st.radio("Source", ["simulation", "bundled", "upload"], key="w_source", horizontal=True,
+             format_func={"simulation": "Simulation", "bundled": "Real data",
+                          "upload": "Upload CSV"}.get, on_change=_on_dataset_change)
+    src = SS.w_source
+    if src == "simulation":
+        st.selectbox("Simulation", list(SIMULATIONS), key="w_sim", on_change=_on_dataset_change,
+                     help="The papers' simulations; each knows its true P(A|x)")
+    elif src == "bundled":
+        names = S.list_bundled()
+        if not names:
+            st.warning("No bundled data sets in this build.")
+        else:
+            if SS.get("w_bundled") not in names:
+                SS.w_bundled = names[0]
+            st.selectbox("Data set", names, key="w_bundled", on_change=_on_dataset_change)
+    else:
+        _upload_widgets()
+    sim = src == "simulation"
+    c1, c2 = st.columns(2)
+    c1.number_input("n (simulated sample size)", 20, 2000, step=10, key="w_n", disabled=not sim)
+    c2.number_input("seed", 0, 10_000, step=1, key="w_seed",
+                    help="Simulation seed; also seeds the CV folds and the test split")
+    if not sim:
+        c1, c2 = st.columns(2)
+        c1.number_input("n max (training rows)", 30, 2000, step=10, key="w_n_max",
+                        help="Real data are used at full size up to this many training rows; "
+                             "beyond it a stratified subsample is drawn")
+        c2.slider("test fraction", 0.0, 0.5, step=0.05, key="w_test_frac",
+                  help="Held out (stratified) when P(A|x) is unknown: gives test hinge and test error")
+        st.caption("Real and uploaded data are used at full size up to n max = 2000 training rows.")
+
+
+def _weight_widgets() -> None:
+    st.markdown("### Costs and priors")
+    c1, c2 = st.columns(2)
+    c1.number_input("C_A (B called A)", 0.01, 100.0, step=0.5, key="w_cost_a", format="%.2f")
+    c2.number_input("C_B (A called B)", 0.01, 100.0, step=0.5, key="w_cost_b", format="%.2f")
+    st.checkbox("target prior π_A differs from the sample", key="w_prior_custom")
+    st.slider("π_A (target population)", 0.01, 0.99, step=0.01, key="w_prior_a",
+              disabled=not SS.get("w_prior_custom"),
+              help="Used only when the box above is ticked; otherwise π_A is the sample's proportion")
+    _weights_caption()
+
+
+def _criteria_widgets() -> None:
+    st.markdown("### Criteria")
+    st.multiselect("single-fit criteria and targets", SINGLE_FIT_CRITERIA, key="w_criteria",
+                   format_func=_crit_label, help="Targets (GCKL, MISCLASS, BRMISCLASS) need the true P(A|x)")
+    c1, c2, c3 = st.columns([1, 1, 1.3])
+    c1.selectbox("XA's ρ", [1, 2], key="w_rho",
+                 help="ρ = 2 is Joachims' bound; ρ = 1 is the (1.22) form of Wahba et al. (2001)")
+    c2.number_input("CV folds", 2, 20, key="w_folds")
+    c3.selectbox("solver", list(S.SOLVERS), key="w_solver",
+                 help="auto: the whole-λ path when available, else the cvxopt QP")
+    est = estimates(_widget_settings())
+    st.checkbox(f"k-fold CV ({_fmt_s(est['cv'])} extra)", key="w_cv")
+    ok = est["loo"] is None or est["loo"] <= 300
+    SS.loo_ok = ok
+    st.checkbox(f"exact LOO ({_fmt_s(est['loo'])} extra)", key="w_loo", disabled=not ok,
+                help="One refit per support vector at every grid point" if ok else
+                "Not offered: estimated above 5 min at this n and grid. Reduce n or the grid.")
+
+
+def _run_controls() -> None:
+    """Run button, the grid size and the estimate, at the top of the sidebar (always in view)."""
+    pending = _widget_settings()
+    est = estimates(pending)
+    problem = est["problem"]
+    stale = is_stale(pending)
+    st.button("Run sweep", key="w_run", type="primary" if stale else "secondary", on_click=_on_submit,
+              disabled=bool(problem), width="stretch",
+              help="Runs the sweep for the settings below; cheap sweeps run by themselves")
+    if problem and pending["source"] == "upload" and SS.get("upload_table") is None:
+        st.caption("Upload a readable CSV file below to run a sweep on it.")
+    elif problem:
+        st.error(plain(problem))
+    else:
+        st.caption(f"Grid: {est['points']} points at n ≈ {est['n']}; estimated {_fmt_s(est['total'])} "
+                   f"({est['source']}).")
 
 
 def _crit_label(c: str) -> str:
@@ -239,54 +322,187 @@ def _crit_label(c: str) -> str:
     return label(c)
 
 
-def _fmt_s(t: float) -> str:
-    return f"{t:.0f} s" if t < 90 else f"{t / 60:.1f} min"
+def _fmt_s(t) -> str:
+    if t is None:
+        return "time unknown"
+    return f"≈ {t:.1f} s" if t < 10 else (f"≈ {t:.0f} s" if t < 90 else f"≈ {t / 60:.1f} min")
 
 
-def _grid_size_and_n() -> tuple[int, int]:
-    try:
-        size = GridSpec.parse(SS.w_lam, SS.w_sig).size
-    except Exception as exc:
-        st.error(str(exc))
-        size = 0
-    if SS.w_source == "simulation":
-        n = int(SS.w_n)
+# ------------------------------------------------------------------ time estimates
+@st.cache_resource(show_spinner=False)
+def rate_book():
+    """Measured seconds per grid point, shared by every session: the build machine's rates
+    (``svmcore/data/rates.json``) plus every sweep this server has run."""
+    from svmcore.timing import RateBook
+    return RateBook.baseline()
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _bundled_size(name: str) -> int:
+    return int(S.load_bundled(name).n) if S.load_bundled is not None else 0
+
+
+def training_rows(s: dict) -> int:
+    """The number of training rows the settings give (without generating a simulation)."""
+    if s["source"] == "simulation":
+        return int(s["n"])
+    if s["source"] == "bundled":
+        full = _bundled_size(s["dataset"])
     else:
-        n = int(SS.w_n_max)
-        if SS.get("applied") and SS.get("loaded_n"):
-            n = min(n, int(SS.loaded_n))
-    return size, n
+        t = SS.get("upload_table")
+        full = 0 if t is None else (len(S.drop_missing(t, S.used_columns(t, s))[0]) if s.get("dropna")
+                                    else len(t))
+    train = full - int(round(full * float(s["test_frac"])))
+    return max(min(train, int(s["n_max"])), 0)
 
 
-def _seconds_per_fit(n: int):
-    """Measured seconds per fit of the last sweep when it had a similar n, else None (model)."""
-    res = current()
-    if res is None:
-        return None
-    result, loaded = res
-    if abs(loaded.train.n - n) > 0.2 * n:
-        return None
-    v = result.table["seconds"].to_numpy(float)
-    return float(np.nanmean(v)) if np.isfinite(v).any() else None
+def estimates(s: dict) -> dict:
+    """Grid size, n, and estimated seconds (total, CV extra, LOO extra) of the settings, from the
+    measured rates (``svmcore.timing``); ``problem`` holds the validator's message when the
+    settings are not valid."""
+    from svmcore.families.svm.fit import choose_solver
+    from svmcore.timing import workload
+    from svmcore.viz.views import estimate_seconds
+
+    out = {"points": 0, "n": 0, "total": None, "cv": None, "loo": None, "source": "", "problem": ""}
+    if s["source"] == "upload" and (SS.get("upload_table") is None or SS.get("upload_error")):
+        out["problem"] = "upload a readable CSV file first"
+        return out
+    if s["source"] == "upload":
+        values = set(SS.upload_table[s["label"]].astype(str).str.strip()) - {""} if s.get("label") in \
+            SS.upload_table.columns else set()
+        if len(values) < 2:
+            out["problem"] = (f"the label column {s.get('label')} has {len(values)} class value(s); "
+                              "two classes are needed")
+            return out
+        if s.get("positive") is None:
+            out["problem"] = "choose the class A value (+1) of the label column"
+            return out
+    try:
+        S.spec_for(s, None, S.upload_fingerprint(s, SS.get("upload_fp", "")))
+        out["points"] = S.grid_for(s).size
+        out["n"] = training_rows(s)
+    except Exception as exc:
+        out["problem"] = str(exc)
+        return out
+    n, pts, k = max(out["n"], 2), out["points"], int(s["folds"])
+    solver = choose_solver(s.get("solver", "auto"), n)
+    book = rate_book()
+    ins = book.seconds_per_point(solver, "insample", n)
+    cvr = book.seconds_per_point(solver, workload(["cv"], k), n)
+    cv5 = book.seconds_per_point(solver, "cv5", n)
+    if cvr is None and ins is not None and cv5 is not None:
+        cvr = ins + (cv5 - ins) * k / 5
+    loor = book.seconds_per_point(solver, "loo", n)
+    if ins is None:         # never measured for this solver: the rough model
+        base = estimate_seconds(n, pts, 1, [])
+        out.update(cv=estimate_seconds(n, pts, 1, ["cv"], k) - base,
+                   loo=estimate_seconds(n, pts, 1, ["loo"]) - base, source=f"rough model for {solver}")
+    else:
+        base = ins * pts
+        out.update(cv=None if cvr is None else max(cvr - ins, 0.0) * pts,
+                   loo=None if loor is None else max(loor - ins, 0.0) * pts,
+                   source=f"measured rates of the {solver} solver")
+    total = base
+    for part in ("cv", "loo"):
+        if part in s["criteria"]:
+            total = None if total is None or out[part] is None else total + out[part]
+    out["total"] = total
+    return out
+
+
+def record_rate(result, n: int) -> None:
+    """Add a finished sweep to the shared rate book (so estimates follow this machine)."""
+    from svmcore.families.svm.fit import choose_solver
+    from svmcore.timing import workload
+
+    rate_book().add(choose_solver(result.spec.solver, n),
+                    workload(result.spec.criteria, result.spec.cv_folds), n, len(result.table), result.seconds)
+
+
+# ------------------------------------------------------------------ staleness and auto-run
+def is_stale(pending: dict | None = None) -> bool:
+    """Whether the widgets hold settings other than the shown result's."""
+    applied = SS.get("applied")
+    return applied is not None and (pending or _widget_settings()) != applied
+
+
+def changed_settings(pending: dict) -> list[str]:
+    """'name: shown → pending' for each setting that differs (for the stale banner)."""
+    applied = SS.get("applied") or {}
+    out = []
+    for k, v in pending.items():
+        if applied.get(k) != v:
+            a, b = applied.get(k), v
+            a = ",".join(a) if isinstance(a, list) else a
+            b = ",".join(b) if isinstance(b, list) else b
+            out.append(f"{k}: {a} → {b}")
+    return out
+
+
+def auto_run() -> None:
+    """Run the widgets' settings by themselves when they differ from the shown result and the
+    sweep is estimated at ≤ AUTO_RUN_SECONDS (not after a cancel or a failure of the same settings)."""
+    if SS.get("run_now") or SS.get("applied") is None:
+        return
+    pending = _widget_settings()
+    if not is_stale(pending) or pending in (SS.get("cancelled"), SS.get("failed")):
+        return
+    est = estimates(pending)
+    if est["problem"] or est["total"] is None or est["total"] > AUTO_RUN_SECONDS:
+        return
+    SS.requested = pending
+    SS.run_now = True
+
+
+def stale_banner() -> None:
+    """On result pages: say at once that the settings differ from the shown result, with Run."""
+    pending = _widget_settings()
+    if not is_stale(pending):
+        return
+    est = estimates(pending)
+    box = st.container(border=True, key="stale_banner")
+    c1, c2 = box.columns([5, 1], vertical_alignment="center")
+    what = "; ".join(changed_settings(pending)[:4])
+    text = (f"Stale: the settings changed ({what}). The panels below still show the earlier result. "
+            f"The new sweep is estimated at {_fmt_s(est['total'])}.") if not est["problem"] else \
+        f"Stale: the settings changed, but they cannot run: {est['problem']}"
+    c1.warning(plain(text), icon=":material/history:")
+    c2.button("Run sweep", key="w_run_main", type="primary", on_click=_on_submit,
+              disabled=bool(est["problem"]), width="stretch")
+
+
+def _on_cancel() -> None:
+    SS.cancelled = SS.get("requested")
+    SS.cancel_note = "Sweep cancelled; the earlier result is kept."
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _train_labels(settings_json: str) -> np.ndarray:
+    """The training labels of (simulated or bundled) settings."""
+    return S.load_data(json.loads(settings_json)).train.y
 
 
 def _weights_caption() -> None:
-    """L(+1), L(−1) of the shown result beside their formula (Wahba et al. 2001, §1.7)."""
-    res = current()
-    if res is None:
+    """L(+1), L(−1) of the settings in the widgets beside their formula (Wahba et al. 2001, §1.7)."""
+    s = _widget_settings()
+    try:
+        if s["source"] == "upload":
+            y = S.load_data(s, SS.get("upload_table"), SS.get("upload_name", "uploaded")).train.y
+        else:
+            y = _train_labels(json.dumps(S.jsonable(s), sort_keys=True))
+        w = S.weights_for(s, y).as_dict()
+        ps = w["sample_prior_a"]
+    except Exception:
         st.latex(r"\small L(+1)=\frac{C_B\,\pi_A}{\pi_A^s}")
         st.latex(r"\small L(-1)=\frac{C_A\,\pi_B}{\pi_B^s}")
         return
-    w = res[0].weights.as_dict()
     st.latex(r"\small\begin{aligned}L(+1)&=\frac{C_B\,\pi_A}{\pi_A^s}\\&=\frac{%g\cdot %.3g}{%.3g}"
-             r"=\mathbf{%.3g}\end{aligned}" % (w["cost_b"], w["prior_a"], w["sample_prior_a"], w["L_pos"]))
+             r"=\mathbf{%.3g}\end{aligned}" % (w["cost_b"], w["prior_a"], ps, w["L_pos"]))
     st.latex(r"\small\begin{aligned}L(-1)&=\frac{C_A\,\pi_B}{\pi_B^s}\\&=\frac{%g\cdot %.3g}{%.3g}"
-             r"=\mathbf{%.3g}\end{aligned}" % (w["cost_a"], 1 - w["prior_a"], 1 - w["sample_prior_a"],
-                                               w["L_neg"]))
-    st.caption(f"Sample proportions π_A^s = {w['sample_prior_a']:.3f}, π_B^s = "
-               f"{1 - w['sample_prior_a']:.3f}; Bayes threshold on p_s: "
-               f"{w['L_neg'] / (w['L_neg'] + w['L_pos']):.3g} (values of the last run; they update "
-               "on **Run sweep**).")
+             r"=\mathbf{%.3g}\end{aligned}" % (w["cost_a"], 1 - w["prior_a"], 1 - ps, w["L_neg"]))
+    st.caption(f"Sample proportions π_A^s = {ps:.3f}, π_B^s = {1 - ps:.3f}; Bayes threshold on p_s: "
+               f"{w['L_neg'] / (w['L_neg'] + w['L_pos']):.3g} (for the settings above).")
 
 
 def _upload_widgets() -> None:
@@ -297,33 +513,68 @@ def _upload_widgets() -> None:
         return
     handle_upload(up.getvalue(), up.name)
     if SS.get("upload_error"):
-        st.error(f"Could not read {up.name}: {SS.upload_error}")
+        st.error(plain(f"Could not read {SS.upload_file}: {SS.upload_error}"))
         return
     table = SS.upload_table
     cols = list(table.columns)
-    if SS.get("w_label") not in cols:
-        guess = [c for c in cols if c.lower() in ("label", "class", "y", "target", "diagnosis")]
-        SS.w_label = guess[0] if guess else cols[-1]
+    with st.expander(f"Preview: {len(table)} rows × {len(cols)} columns", expanded=False):
+        preview = table.head(8).copy()
+        preview.attrs = {}
+        st.dataframe(preview, hide_index=True)
+    _upload_defaults(table)
     st.selectbox("label column", cols, key="w_label")
-    values = sorted(set(table[SS.w_label].astype(str)) - {""})[:200]
-    if SS.get("w_positive") not in values and values:
-        try:
-            SS.w_positive = S.default_positive(values) if len(values) == 2 else values[0]
-        except Exception:
-            SS.w_positive = values[0]
-    st.selectbox("class A value (+1)", values, key="w_positive",
+    values = sorted(set(table[SS.w_label].astype(str).str.strip()) - {""})[:200]
+    if SS.get("w_positive") not in values:
+        SS.w_positive = S.default_positive(values) if len(values) == 2 else None
+    st.selectbox("class A value (+1)", values, key="w_positive", index=None,
+                 placeholder="choose class A",
                  help="Rows with this label are class A; every other value is class B")
+    if len(values) > 2 and SS.get("w_positive") is None:
+        st.warning(f"The label column has {len(values)} classes: choose which one is class A "
+                   "(every other value becomes class B).")
     others = [c for c in cols if c != SS.w_label]
     if SS.get("w_pcol") not in ["(none)"] + others:
         SS.w_pcol = "(none)"
     st.selectbox("true P(A|x) column (optional)", ["(none)"] + others, key="w_pcol")
     feats = [c for c in others if c != SS.w_pcol]
-    if not SS.get("w_features") or any(f not in feats for f in SS.w_features):
-        SS.w_features = feats
-    st.multiselect("features", feats, key="w_features")
+    text_cols = [c for c in S.text_columns(table) if c in feats]
+    if SS.get("w_features") is None or any(f not in feats for f in SS.w_features):
+        SS.w_features = [c for c in feats if c not in text_cols]
+    st.multiselect("features", feats, key="w_features",
+                   help="Columns with text cells are left out by default")
+    if text_cols:
+        st.caption(plain("Text columns left out of the features: " + ", ".join(map(str, text_cols[:10]))))
     if "w_standardize" not in SS:
         SS.w_standardize = True
     st.checkbox("standardize features", key="w_standardize")
+    n_missing = S.count_missing(table, S.used_columns(table, _widget_settings()))
+    st.checkbox(f"drop rows with missing values ({n_missing} rows)", key="w_dropna",
+                disabled=n_missing == 0 and not SS.get("w_dropna"))
+
+
+def _upload_defaults(table) -> None:
+    """The label column (guessed), class A (when there are two classes), no P column, and the
+    numeric columns as features; kept when they are still valid for this table."""
+    cols = list(table.columns)
+    if SS.get("w_label") not in cols:
+        guess = [c for c in cols if str(c).lower() in ("label", "class", "y", "target", "diagnosis")]
+        SS.w_label = guess[0] if guess else cols[-1]
+    values = sorted(set(table[SS.w_label].astype(str).str.strip()) - {""})[:200]
+    if SS.get("w_positive") not in values:
+        SS.w_positive = S.default_positive(values) if len(values) == 2 else None
+    others = [c for c in cols if c != SS.w_label]
+    if SS.get("w_pcol") not in ["(none)"] + others:
+        SS.w_pcol = "(none)"
+    feats = [c for c in others if c != SS.w_pcol]
+    if SS.get("w_features") is None or any(f not in feats for f in SS.w_features):
+        text_cols = set(S.text_columns(table))
+        SS.w_features = [c for c in feats if c not in text_cols]
+
+
+def _safe_name(name: str) -> str:
+    """A file name reduced to letters, digits and ._- (it appears in titles, exports and links)."""
+    stem = (name or "uploaded").rsplit(".", 1)[0]
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", stem).strip("._")[:60] or "uploaded"
 
 
 def handle_upload(data: bytes, name: str) -> None:
@@ -335,7 +586,9 @@ def handle_upload(data: bytes, name: str) -> None:
     if SS.get("upload_fp") == fp:
         return
     SS.upload_fp = fp
-    SS.upload_name = (name or "uploaded").rsplit(".", 1)[0]
+    SS.upload_name = _safe_name(name)
+    SS.upload_file = re.sub(r"[^A-Za-z0-9._ -]+", "_", name or "uploaded")[:80]
+    SS.w_features = None
     try:
         SS.upload_table = S.parse_upload(data)
         SS.upload_error = None
@@ -351,9 +604,54 @@ def current():
     return None if key is None else _store_get(key)
 
 
+def _fail(message: str, s: dict) -> None:
+    SS.run_error = message
+    SS.failed = s
+    st.error(plain(message + (" — the previous results are kept." if current() else "")))
+
+
+def _sweep(s: dict, loaded):
+    """Run the sweep with a progress bar (fits done, elapsed, estimated finish) and a Cancel
+    button; a cancel stops the script at the next progress update and keeps the earlier result."""
+    est = estimates(s)["total"]
+    pts = S.grid_for(s).size
+    box = st.container(border=True)
+    c1, c2 = box.columns([5, 1], vertical_alignment="center")
+    bar = c1.progress(0.0, text=plain(f"Running the sweep on {loaded.note} ({pts} fits, estimated "
+                                      f"{_fmt_s(est)}) …"))
+    c2.button("Cancel", key="w_cancel", on_click=_on_cancel, width="stretch",
+              help="Stop this sweep; the result shown before stays")
+    waiting = st.empty()
+    if not SS.get("plotly_warm"):
+        # something to read while the sweep runs; it also makes the browser fetch plotly.js
+        # in parallel with the computation instead of after it (time to first view)
+        from svmcore.viz.plots import loss_figure
+        with waiting.container():
+            st.caption("While the sweep runs: the losses the criteria are built on (Wahba et al. 2001, Fig 1.1).")
+            st.plotly_chart(loss_figure(height=300), key="warmup_loss", theme=None,
+                            config={"displayModeBar": False})
+        SS.plotly_warm = True
+    t0 = time.perf_counter()
+
+    def progress(done, total):
+        el = time.perf_counter() - t0
+        left = el * (total - done) / done if done else est
+        fits = int(round(pts * done / max(total, 1)))
+        bar.progress(done / max(total, 1),
+                     text=f"Sweep: {fits} of {pts} fits ({done}/{total} σ columns) · {el:.1f} s · "
+                          f"about {_fmt_s(left)} left")
+
+    try:
+        return S.run(s, loaded, progress=progress)
+    finally:
+        box.empty()
+        waiting.empty()
+
+
 def run_if_requested(force_default: bool = False) -> None:
-    """Run the requested sweep when Run/Load was pressed (or, with ``force_default``, when no
-    result exists yet). A failure shows ``st.error`` and keeps the earlier result."""
+    """Run the requested sweep when Run/Load was pressed, when a cheap change ran by itself, or
+    (with ``force_default``) when no result exists yet. A failure shows one message and keeps the
+    earlier result."""
     if not (SS.get("run_now") or (force_default and current() is None)):
         return
     SS.run_now = False
@@ -364,49 +662,20 @@ def run_if_requested(force_default: bool = False) -> None:
             raise S.CSVLoadError(SS.upload_error)
         loaded = S.load_data(s, SS.get("upload_table"), SS.get("upload_name", "uploaded"))
         S.grid_for(s)
+        key = S.spec_for(s, loaded.train.has_truth, S.upload_fingerprint(s, SS.get("upload_fp", ""))) \
+            .key(S.code_fingerprint())
     except Exception as exc:
-        SS.run_error = f"Data or settings problem: {exc}"
-        st.error(SS.run_error + (" — the previous results are kept." if current() else ""))
-        return
-    fp = SS.get("upload_fp", "") if s["source"] == "upload" else ""
-    try:
-        key = S.spec_for(s, loaded.train.has_truth, fp).key(S.code_fingerprint())
-    except Exception as exc:
-        SS.run_error = f"Settings problem: {exc}"
-        st.error(SS.run_error + (" — the previous results are kept." if current() else ""))
-        return
+        return _fail(f"Data or settings problem: {exc}", s)
     if _store_get(key) is None and s["source"] != "upload":
         cached = S.disk_get(key)            # a finished sweep from an earlier server run
         if cached is not None:
             _store_put(key, (cached, loaded))
     if _store_get(key) is None:
-        bar = st.progress(0.0, text=f"Running the sweep on {loaded.note} …")
-        waiting = st.empty()
-        if not SS.get("plotly_warm"):
-            # something to read while the sweep runs; it also makes the browser fetch plotly.js
-            # in parallel with the computation instead of after it (time to first view)
-            from svmcore.viz.plots import loss_figure
-            with waiting.container():
-                st.caption("While the sweep runs: the losses the criteria are built on (Wahba et al. 2001, Fig 1.1).")
-                st.plotly_chart(loss_figure(height=300), key="warmup_loss", theme=None,
-                                config={"displayModeBar": False})
-            SS.plotly_warm = True
-        t0 = time.perf_counter()
-
-        def progress(done, total):
-            bar.progress(done / max(total, 1),
-                         text=f"Sweep: σ column {done}/{total} ({time.perf_counter() - t0:.1f} s)")
-
         try:
-            result = S.run(s, loaded, progress=progress)
+            result = _sweep(s, loaded)
         except Exception as exc:
-            bar.empty()
-            waiting.empty()
-            SS.run_error = f"The sweep failed: {type(exc).__name__}: {exc}"
-            st.error(SS.run_error + (" — the previous results are kept." if current() else ""))
-            return
-        bar.empty()
-        waiting.empty()
+            return _fail(f"The sweep failed: {type(exc).__name__}: {exc}", s)
+        record_rate(result, loaded.train.n)
         _store_put(key, (result, loaded))
         if s["source"] != "upload":
             S.disk_put(key, result)
@@ -415,23 +684,51 @@ def run_if_requested(force_default: bool = False) -> None:
     SS.applied = s
     SS.result_key = key
     SS.loaded_n = _store_get(key)[1].train.n
+    SS.selected = snap_to_grid(SS.get("selected"))      # a linked point lands on the grid
+    SS.cancel_note = None
+    try:
+        SS.w_preset = preset_of(s)
+    except st.errors.StreamlitAPIException:     # the preset box is already drawn in this run
+        pass
     sync_query()
 
 
 def require_result():
-    """For pages that show results: run the default sweep on the first visit; (result, loaded)."""
+    """For pages that show results: run the default sweep on the first visit, then say whether the
+    view is stale or a sweep was cancelled; (result, loaded) or None."""
     run_if_requested(force_default=True)
     res = current()
     if res is None:
         st.info("Choose settings in the sidebar and press **Run sweep**.")
+        return None
+    if SS.get("cancel_note"):
+        st.info(SS.cancel_note, icon=":material/cancel:")
+    stale_banner()
     return res
+
+
+PRESENTATION_CSS = """<style>
+html, body, [data-testid="stAppViewContainer"] { font-size: 20px; }
+[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"] { display: none; }
+.block-container { max-width: 100%; padding-left: 2rem; padding-right: 2rem; }
+</style>"""
+
+
+def presentation_mode() -> None:
+    """Larger fonts and no sidebar; a button at the top switches back."""
+    if not SS.get("w_present"):
+        return
+    st.html(PRESENTATION_CSS)
+    st.button("Leave presentation mode", key="w_present_off", on_click=lambda: SS.update(w_present=False),
+              icon=":material/close_fullscreen:")
 
 
 def sync_query() -> None:
     """Mirror the applied settings, the clicked point and the slice features in the URL."""
     if SS.get("applied") is None:
         return
-    q = S.to_query(SS.applied, SS.get("selected"), SS.get("features"))
+    q = {**S.to_query(SS.applied, SS.get("selected"), SS.get("features")),
+         **S.view_to_query({k: SS.get(k) for k in S.VIEW_KEYS})}
     try:
         if dict(st.query_params.to_dict()) != q:
             st.query_params.from_dict(q)
@@ -479,13 +776,15 @@ def fits_cache(result_key: str) -> dict:
 
 
 # ------------------------------------------------------------------ downloads
-def downloads(result, figures: dict, prefix: str = "svm") -> None:
-    """Results CSV, figures as standalone HTML, settings JSON (generated on click)."""
+def downloads(result, figures: dict, prefix: str = "svm", table=None, table_label: str = "Results CSV") -> None:
+    """A CSV (the whole result table, or ``table``), figures as standalone HTML and the settings
+    as JSON, generated on click; every file name carries the settings (``prefix``)."""
     from svmcore.viz.plots import figure_html
 
     cols = st.columns(2 + len(figures))
-    cols[0].download_button("Results CSV", data=lambda: result.table.to_csv(index=False),
-                            file_name=f"{prefix}_sweep.csv", mime="text/csv", on_click="ignore",
+    data = (table if table is not None else result.table)
+    cols[0].download_button(table_label, data=lambda: data.to_csv(index=False),
+                            file_name=f"{prefix}.csv", mime="text/csv", on_click="ignore",
                             key=f"dl_csv_{prefix}")
     settings = {"app_settings": SS.get("applied"), "run_spec": result.spec.to_dict(),
                 "selected": SS.get("selected"), "link_query": S.to_query(SS.applied, SS.get("selected"))}
@@ -508,8 +807,8 @@ def settings_badge() -> None:
     w = result.weights
     kind = "standard" if w.is_standard else "nonstandard"
     g = result.spec.grid
-    st.caption(f"**{loaded.note}** · {kind} case, L(+1) = {w.L_pos:.3g}, L(−1) = {w.L_neg:.3g} · "
+    st.caption(f"**{plain(loaded.note)}** · {kind} case, L(+1) = {w.L_pos:.3g}, L(−1) = {w.L_neg:.3g} · "
                f"grid log2(nλ) {g.log2_nlambda.text} × log2 σ {g.log2_sigma.text} · "
                f"solver {result.spec.solver} · {result.seconds:.1f} s")
     for note in result.notes:
-        st.warning(note, icon=":material/warning:")
+        st.warning(plain(note), icon=":material/warning:")

@@ -32,7 +32,7 @@ def server():
          "--server.headless", "true", "--server.address", "127.0.0.1",
          "--browser.gatherUsageStats", "false"],
         cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
-        env={**os.environ, "SVMAPP_CACHE": "off"})          # really run the sweeps
+        env={**os.environ, "SVMAPP_CACHE": "off", "SVMAPP_TIMING": "1"})    # really run the sweeps; log run times
     url = f"http://127.0.0.1:{port}"
     deadline = time.time() + 60
     while time.time() < deadline:

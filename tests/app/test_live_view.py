@@ -1,0 +1,182 @@
+"""The dashboard keeps up with its user (AppTest, no browser): a changed setting marks the view stale
+at once, a cheap sweep runs by itself, an expensive one waits for Run, a rejected link shows one
+message and the defaults, user strings stay text, and a label with three classes asks for class A."""
+import re
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+from svmapp import settings as S
+from svmapp import ui
+
+ROOT = Path(__file__).resolve().parents[2]
+APP = str(ROOT / "app.py")
+TINY = {"n": "60", "lam": "-12:0:4", "sig": "-1:1:1", "extend": "0"}
+
+
+def new_app(query=None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.query_params.update(TINY if query is None else query)
+    return at
+
+
+def unescaped(text: str) -> str:
+    return re.sub(r"\\(.)", r"\1", text)
+
+
+def ok(at):
+    assert not at.exception, [e.value for e in at.exception]
+
+
+def stale_texts(at) -> list[str]:
+    return [unescaped(w.value) for w in at.warning if "Stale" in w.value]
+
+
+def test_a_changed_setting_marks_the_view_stale_and_run_clears_it(monkeypatch):
+    monkeypatch.setattr(ui, "AUTO_RUN_SECONDS", -1.0)        # nothing runs by itself here
+    at = new_app()
+    at.run()
+    ok(at)
+    key = at.session_state["result_key"]
+    assert not stale_texts(at)
+    at.number_input(key="w_cost_b").set_value(2.0).run()
+    ok(at)
+    texts = stale_texts(at)
+    assert texts and "cost_b: 1.0 → 2.0" in texts[0]
+    assert at.session_state["result_key"] == key              # the earlier result is still shown
+    assert len(at.get("plotly_chart")) >= 2
+    at.button(key="w_run_main").click().run()                  # the Run button beside the banner
+    ok(at)
+    assert at.session_state["result_key"] != key
+    assert at.session_state["applied"]["cost_b"] == 2.0
+    assert not stale_texts(at)
+
+
+def test_a_cheap_sweep_runs_by_itself_and_an_expensive_one_waits():
+    at = new_app()
+    at.run()
+    key = at.session_state["result_key"]
+    at.text_input(key="w_lam").set_value("-12:0:6").run()      # 3 × 3 at n = 60: a fraction of a second
+    ok(at)
+    assert at.session_state["applied"]["lam"] == "-12:0:6"
+    assert at.session_state["result_key"] != key
+    assert not stale_texts(at)
+    at.number_input(key="w_n").set_value(200).run()             # still cheap without LOO
+    ok(at)
+    assert at.session_state["applied"]["n"] == 200
+    key = at.session_state["result_key"]
+    at.checkbox(key="w_loo").check().run()                     # exact LOO at n = 200: well over 2 s
+    ok(at)
+    assert at.session_state["result_key"] == key
+    assert stale_texts(at)
+
+
+def test_estimates_come_from_measured_rates():
+    """The estimate is the measured seconds per point (svmcore/data/rates.json) times the grid size."""
+    from svmcore.timing import RateBook, workload
+
+    ui.rate_book.clear()                                  # nothing recorded by earlier tests
+    s = S.clean({**S.DEFAULTS, "n": 200, "lam": "-20:8:2", "sig": "-3:3:1"})
+    rate = RateBook.baseline().seconds_per_point("path", workload(s["criteria"]), 200)
+    est = ui.estimates(s)
+    assert est["points"] == 15 * 7 and est["n"] == 200
+    assert est["total"] == rate * 105
+    loo = RateBook.baseline().seconds_per_point("path", "loo", 200)
+    assert abs(est["loo"] - (loo - rate) * 105) < 1e-9
+
+
+def test_rejected_link_shows_one_message_and_the_defaults():
+    at = new_app({"n": "20", "lam": "-100:0:0.01", "sig": "-50:50:0.01"})
+    at.run()
+    ok(at)
+    notes = [unescaped(i.value) for i in at.sidebar.info]
+    assert len(notes) == 1 and "were not used" in notes[0] and "log2" in notes[0]
+    applied = at.session_state["applied"]
+    assert (applied["lam"], applied["sig"], applied["n"]) == (S.DEFAULTS["lam"], S.DEFAULTS["sig"], S.DEFAULTS["n"])
+
+
+def test_overflowing_link_and_hostile_view_values_do_not_crash():
+    at = new_app({**TINY, "sig": "1100", "show": "gacv,__import__,xa", "ncols": "99", "sel": "nan,inf"})
+    at.run()
+    ok(at)
+    assert at.session_state["applied"]["sig"] == S.DEFAULTS["sig"]
+    assert at.sidebar.info
+
+
+def test_link_restores_panels_curves_and_point():
+    q = {**TINY, "criteria": "gacv,xa,sure,misclass", "show": "xa,gacv", "curves": "gacv", "ncols": "3",
+         "others": "1", "sel": "-4,0"}
+    at = new_app(q)
+    at.run()
+    ok(at)
+    assert at.multiselect(key="tun_shown").value == ["xa", "gacv"]
+    assert at.multiselect(key="tun_curves").value == ["gacv"]
+    assert at.selectbox(key="tun_ncols").value == 3 and at.toggle(key="tun_others").value is True
+    assert tuple(at.session_state["selected"]) == (-4.0, 0.0)
+    qp = {k: (v[0] if isinstance(v, list) else v) for k, v in at.query_params.items()}
+    assert qp["show"] == "xa,gacv" and qp["curves"] == "gacv" and qp["sel"] == "-4,0"
+
+
+THREE = "\n".join(["a,b,label"] + [f"{i % 7},{(i * 3) % 11},{['red', 'green', 'blue'][i % 3]}"
+                                  for i in range(60)]).encode()
+
+
+def upload(at, name, data):
+    at.radio(key="w_source").set_value("upload").run()
+    at.file_uploader(key="w_upload").set_value((name, data, "text/csv")).run()
+    ok(at)
+
+
+def test_three_classes_ask_for_class_a():
+    at = new_app()
+    at.run()
+    upload(at, "three.csv", THREE)
+    assert at.selectbox(key="w_positive").value is None
+    assert any("choose which one is class A" in w.value for w in at.sidebar.warning)
+    assert at.button(key="w_run").disabled
+    at.selectbox(key="w_positive").set_value("green").run()
+    ok(at)
+    assert not at.button(key="w_run").disabled
+    at.button(key="w_run").click().run()
+    ok(at)
+    assert at.session_state["applied"]["positive"] == "green"
+    assert not at.error, [e.value for e in at.error]
+
+
+def test_user_strings_are_text_not_markdown():
+    at = new_app()
+    at.run()
+    cell = "[click](http://example.com)"
+    bad = f"x,label\n1,{cell}\n2,{cell}\n".encode()             # one class: the message quotes the cell
+    upload(at, "[evil](http://x).csv", bad)
+    shown = [e.value for e in at.sidebar.error] + [c.value for c in at.sidebar.caption]
+    assert shown
+    for text in shown:
+        assert "](http" not in text                           # no live link anywhere
+    assert ui.plain(cell) == r"\[click\]\(http\://example\.com\)"
+    assert unescaped(ui.plain("a_b*c`d<e>")) == "a_b*c`d<e>"
+
+
+def test_missing_values_can_be_dropped_and_text_columns_are_left_out():
+    rows = ["a,b,kind,label"] + [f"{'' if i % 10 == 0 else i % 7},{(i * 3) % 11},t{i % 4},"
+                                 f"{'yes' if i % 2 else 'no'}" for i in range(60)]
+    at = new_app()
+    at.run()
+    upload(at, "gaps.csv", "\n".join(rows).encode())
+    assert at.multiselect(key="w_features").value == ["a", "b"]          # "kind" is text
+    assert "6 rows" in at.checkbox(key="w_dropna").label
+    at.checkbox(key="w_dropna").check().run()
+    at.text_input(key="w_lam").set_value("-8:0:8").run()
+    at.button(key="w_run").click().run()
+    ok(at)
+    assert not at.error, [e.value for e in at.error]
+    assert any("6 rows with missing values dropped" in unescaped(c.value) for c in at.caption)
+
+
+def test_drop_missing_and_text_columns_helpers():
+    import pandas as pd
+    t = pd.DataFrame({"a": ["1", "", "3", "NA"], "b": ["x", "2", "3", "4"], "y": ["p", "q", "p", "?"]})
+    assert S.text_columns(t) == ["b", "y"]
+    kept, n = S.drop_missing(t, ["a", "y"])
+    assert n == 2 and kept["a"].tolist() == ["1", "3"]
+    assert S.count_missing(t, ["b"]) == 0
