@@ -102,7 +102,7 @@ def test_bad_csv_upload_shows_error_without_exception():
     assert "bad.csv" in unescaped(at.sidebar.error[0].value)
     assert at.button(key="w_run").disabled                      # nothing to run on
     assert at.session_state["result_key"] == key                 # the session keeps working
-    assert len(at.get("plotly_chart")) >= 2                      # and still shows its result                 # the session keeps working
+    assert len(at.get("plotly_chart")) >= 2                      # and still shows its result
 
 
 def test_csv_with_one_class_fails_at_run_with_error():
