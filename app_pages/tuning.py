@@ -70,9 +70,9 @@ if not SS.get("tun_shown"):
     SS.tun_shown = default
 if SS.get("tun_ncols") not in (1, 2, 3, 4):
     SS.tun_ncols = 2
-c1, c2, c3 = st.columns([4, 1.2, 1])
-shown = c1.multiselect("Criteria to show", cols_all, format_func=explore.label, key="tun_shown")
-others = c2.toggle("mark other minimizers", key="tun_others",
+shown = st.multiselect("Criteria to show", cols_all, format_func=explore.label, key="tun_shown")
+c2, c3, _ = st.columns([1.3, 1, 2], vertical_alignment="center")
+others = c2.toggle("other minimizers", key="tun_others",
                    help="Mark every shown criterion's minimizer in each panel (legend below the panels)")
 ncols = c3.selectbox("panels per row", [1, 2, 3, 4], key="tun_ncols",
                      help="Fewer panels per row on narrow screens")

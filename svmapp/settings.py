@@ -105,7 +105,7 @@ def clean(settings: dict) -> dict:
     s["rho"] = int(float(s["rho"]))
     # the sidebar widgets' bounds: a hand-edited link must not put a widget out of range
     clamp = lambda v, lo, hi: min(max(v, lo), hi)  # noqa: E731
-    s["n"], s["n_max"] = clamp(s["n"], 20, 2000), clamp(s["n_max"], 30, 5000)
+    s["n"], s["n_max"] = clamp(s["n"], 20, 2000), clamp(s["n_max"], 30, 2000)
     s["seed"], s["folds"] = clamp(s["seed"], 0, 10_000), clamp(s["folds"], 2, 20)
     s["cost_a"], s["cost_b"] = clamp(s["cost_a"], 0.01, 100.0), clamp(s["cost_b"], 0.01, 100.0)
     s["test_frac"] = clamp(s["test_frac"], 0.0, 0.5)

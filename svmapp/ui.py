@@ -615,7 +615,8 @@ def _sweep(s: dict, loaded):
     button; a cancel stops the script at the next progress update and keeps the earlier result."""
     est = estimates(s)["total"]
     pts = S.grid_for(s).size
-    box = st.container(border=True)
+    holder = st.empty()
+    box = holder.container(border=True)
     c1, c2 = box.columns([5, 1], vertical_alignment="center")
     bar = c1.progress(0.0, text=plain(f"Running the sweep on {loaded.note} ({pts} fits, estimated "
                                       f"{_fmt_s(est)}) …"))
@@ -639,12 +640,12 @@ def _sweep(s: dict, loaded):
         fits = int(round(pts * done / max(total, 1)))
         bar.progress(done / max(total, 1),
                      text=f"Sweep: {fits} of {pts} fits ({done}/{total} σ columns) · {el:.1f} s · "
-                          f"about {_fmt_s(left)} left")
+                          f"{_fmt_s(left)} left")
 
     try:
         return S.run(s, loaded, progress=progress)
     finally:
-        box.empty()
+        holder.empty()
         waiting.empty()
 
 

@@ -282,3 +282,23 @@ def test_wrap_line_breaks_only_between_parts():
     lines = plots.wrap_line(text, width=70).split("<br>")
     assert lines == ["a" * 30 + " · " + "b" * 30, "c" * 30 + " · " + "d" * 5]
     assert plots.wrap_line("short") == "short"
+
+
+def test_sure_plateau_is_hatched_exactly_where_no_point_is_at_its_bound():
+    """solo_xor is separable: at small λ no point is at its bound and SURE's complexity term vanishes."""
+    from svmcore.datasets.simulations import make_simulation
+    from svmcore.grid import sweep
+    from svmcore.spec import GridSpec
+    from svmcore.viz import plots
+
+    data = make_simulation("solo_xor", n=60, seed=0)
+    res = sweep(data, GridSpec.parse("-16:0:4", "-1:0:1"), criteria=["sure", "gacv"])
+    flat = res.table["sure_degenerate"].to_numpy(bool)
+    assert flat.any() and not flat.all()
+    fig = plots.criterion_contour(res, "sure")
+    marks = [tr for tr in fig.data if tr.meta == "plateau"]
+    assert len(marks) == 1
+    got = sorted(zip(marks[0].x, marks[0].y))
+    want = sorted(zip(res.table["log2_nlambda"][flat], res.table["log2_sigma"][flat]))
+    assert got == want
+    assert not [tr for tr in plots.criterion_contour(res, "gacv").data if tr.meta == "plateau"]

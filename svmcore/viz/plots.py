@@ -149,6 +149,8 @@ LEGEND_KEYS = {
              dict(symbol="circle-open", size=15, color=EDGE_COLOR, line=dict(width=3))),
     "limit": ("minimizer at the hard limit (the grid cannot grow)",
               dict(symbol="square-open", size=15, color=EDGE_COLOR, line=dict(width=3))),
+    "plateau": ("SURE's degenerate plateau (no point at its bound)",
+                dict(symbol="line-ne", size=7, color="#dddddd", line=dict(width=1, color="#dddddd"))),
     "flagged": ("flagged fit (KKT residual above tolerance)",
                 dict(symbol="x-thin-open", size=8, color=FLAG_COLOR, line=dict(width=1.5, color=FLAG_COLOR))),
 }
@@ -228,6 +230,12 @@ def add_criterion_contour(fig: go.Figure, result, column: str, *, row=None, col=
     hover = hover if hover is not None else hover_texts(result)
     tag = f"<br>{name} = "
     hover = [h.replace(tag, f"<br><b>{name}</b> = ", 1) for h in hover]   # this panel's line in bold
+    if column == "sure" and "sure_degenerate" in t.columns:     # hatch SURE's degenerate plateau
+        flat = t["sure_degenerate"].fillna(False).to_numpy(bool)
+        if flat.any():
+            _legend_key(fig, "plateau", kw)
+            _marks(fig, kw, t["log2_nlambda"].to_numpy(float)[flat], t["log2_sigma"].to_numpy(float)[flat],
+                   "SURE degenerate plateau", "plateau", LEGEND_KEYS["plateau"][1], "plateau")
     flagged = _flagged(t)
     if flagged.any():
         _legend_key(fig, "flagged", kw)
