@@ -111,21 +111,27 @@ if run_clicked:
                                                        int(reps), bool(use_cv))
     except SVMCoreError as exc:
         st.error(_plain(exc))
+
+
+def _show(out: dict) -> None:
+    """The kept result: table, p̂ figure, ranGACV's spread."""
+    st.text("shown: " + out["settings"])
+    st.dataframe(out["rows"], key="soft_table")
+    for note in out["notes"]:
+        st.text(note)
+    if out["p_figure"] is not None:
+        st.plotly_chart(out["p_figure"], key="soft_curves" if out["d"] == 1 else "soft_contours")
+    else:
+        st.text(f"{out['d']} features: no picture of p̂(x); the table above compares the choices.")
+    st.caption("The SVM (dashed) is the hinge-loss SVM at its own GACV choice: it classifies, it does "
+               "not estimate p.")
+
+    st.subheader("ranGACV's spread over draws")
+    st.plotly_chart(out["spread"], key="soft_spread")
+
+
 out = st.session_state.get("soft_result")
 if out is None:
     st.info("Choose the settings and press **Run** (small n and a coarse grid run in seconds).")
-    st.stop()
-
-st.text("shown: " + out["settings"])
-st.dataframe(out["rows"], key="soft_table")
-for note in out["notes"]:
-    st.text(note)
-if out["p_figure"] is not None:
-    st.plotly_chart(out["p_figure"], key="soft_curves" if out["d"] == 1 else "soft_contours")
 else:
-    st.text(f"{out['d']} features: no picture of p̂(x); the table above compares the choices.")
-st.caption("The SVM (dashed) is the hinge-loss SVM at its own GACV choice: it classifies, it does "
-           "not estimate p.")
-
-st.subheader("ranGACV's spread over draws")
-st.plotly_chart(out["spread"], key="soft_spread")
+    _show(out)

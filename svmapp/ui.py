@@ -17,6 +17,8 @@ import numpy as np
 import streamlit as st
 
 from svmapp import settings as S
+from svmapp.estimate import record_rate
+from svmapp import estimate as E
 from svmcore.datasets.simulations import SIMULATIONS
 
 SS = st.session_state
@@ -290,7 +292,7 @@ def _criteria_widgets() -> None:
     c2.number_input("CV folds", 2, 20, key="w_folds")
     c3.selectbox("solver", list(S.SOLVERS), key="w_solver",
                  help="auto: the whole-λ path when available, else the cvxopt QP")
-    est = estimates(_widget_settings())
+    est = _estimates(_widget_settings())
     st.checkbox(f"k-fold CV ({_fmt_s(est['cv'])} extra)", key="w_cv")
     ok = est["loo"] is None or est["loo"] <= 300
     SS.loo_ok = ok
@@ -302,7 +304,7 @@ def _criteria_widgets() -> None:
 def _run_controls() -> None:
     """Run button, the grid size and the estimate, at the top of the sidebar (always in view)."""
     pending = _widget_settings()
-    est = estimates(pending)
+    est = _estimates(pending)
     problem = est["problem"]
     stale = is_stale(pending)
     st.button("Run sweep", key="w_run", type="primary" if stale else "secondary", on_click=_on_submit,
@@ -328,99 +330,12 @@ def _fmt_s(t) -> str:
     return f"≈ {t:.1f} s" if t < 10 else (f"≈ {t:.0f} s" if t < 90 else f"≈ {t / 60:.1f} min")
 
 
-# ------------------------------------------------------------------ time estimates
-@st.cache_resource(show_spinner=False)
-def rate_book():
-    """Measured seconds per grid point, shared by every session: the build machine's rates
-    (``svmcore/data/rates.json``) plus every sweep this server has run."""
-    from svmcore.timing import RateBook
-    return RateBook.baseline()
-
-
-@st.cache_data(show_spinner=False, max_entries=32)
-def _bundled_size(name: str) -> int:
-    return int(S.load_bundled(name).n) if S.load_bundled is not None else 0
-
-
-def training_rows(s: dict) -> int:
-    """The number of training rows the settings give (without generating a simulation)."""
-    if s["source"] == "simulation":
-        return int(s["n"])
-    if s["source"] == "bundled":
-        full = _bundled_size(s["dataset"])
-    else:
-        t = SS.get("upload_table")
-        full = 0 if t is None else (len(S.drop_missing(t, S.used_columns(t, s))[0]) if s.get("dropna")
-                                    else len(t))
-    train = full - int(round(full * float(s["test_frac"])))
-    return max(min(train, int(s["n_max"])), 0)
-
-
-def estimates(s: dict) -> dict:
-    """Grid size, n, and estimated seconds (total, CV extra, LOO extra) of the settings, from the
-    measured rates (``svmcore.timing``); ``problem`` holds the validator's message when the
-    settings are not valid."""
-    from svmcore.families.svm.fit import choose_solver
-    from svmcore.timing import workload
-    from svmcore.viz.views import estimate_seconds
-
-    out = {"points": 0, "n": 0, "total": None, "cv": None, "loo": None, "source": "", "problem": ""}
-    if s["source"] == "upload" and (SS.get("upload_table") is None or SS.get("upload_error")):
-        out["problem"] = "upload a readable CSV file first"
-        return out
-    if s["source"] == "upload":
-        values = set(SS.upload_table[s["label"]].astype(str).str.strip()) - {""} if s.get("label") in \
-            SS.upload_table.columns else set()
-        if len(values) < 2:
-            out["problem"] = (f"the label column {s.get('label')} has {len(values)} class value(s); "
-                              "two classes are needed")
-            return out
-        if s.get("positive") is None:
-            out["problem"] = "choose the class A value (+1) of the label column"
-            return out
-    try:
-        S.spec_for(s, None, S.upload_fingerprint(s, SS.get("upload_fp", "")))
-        out["points"] = S.grid_for(s).size
-        out["n"] = training_rows(s)
-    except Exception as exc:
-        out["problem"] = str(exc)
-        return out
-    n, pts, k = max(out["n"], 2), out["points"], int(s["folds"])
-    solver = choose_solver(s.get("solver", "auto"), n)
-    book = rate_book()
-    ins = book.seconds_per_point(solver, "insample", n)
-    cvr = book.seconds_per_point(solver, workload(["cv"], k), n)
-    cv5 = book.seconds_per_point(solver, "cv5", n)
-    if cvr is None and ins is not None and cv5 is not None:
-        cvr = ins + (cv5 - ins) * k / 5
-    loor = book.seconds_per_point(solver, "loo", n)
-    if ins is None:         # never measured for this solver: the rough model
-        base = estimate_seconds(n, pts, 1, [])
-        out.update(cv=estimate_seconds(n, pts, 1, ["cv"], k) - base,
-                   loo=estimate_seconds(n, pts, 1, ["loo"]) - base, source=f"rough model for {solver}")
-    else:
-        base = ins * pts
-        out.update(cv=None if cvr is None else max(cvr - ins, 0.0) * pts,
-                   loo=None if loor is None else max(loor - ins, 0.0) * pts,
-                   source=f"measured rates of the {solver} solver")
-    total = base
-    for part in ("cv", "loo"):
-        if part in s["criteria"]:
-            total = None if total is None or out[part] is None else total + out[part]
-    out["total"] = total
-    return out
-
-
-def record_rate(result, n: int) -> None:
-    """Add a finished sweep to the shared rate book (so estimates follow this machine)."""
-    from svmcore.families.svm.fit import choose_solver
-    from svmcore.timing import workload
-
-    rate_book().add(choose_solver(result.spec.solver, n),
-                    workload(result.spec.criteria, result.spec.cv_folds), n, len(result.table), result.seconds)
-
-
 # ------------------------------------------------------------------ staleness and auto-run
+def _estimates(s: dict) -> dict:
+    return E.estimates(s, SS.get("upload_table"), SS.get("upload_error"))
+
+
+
 def is_stale(pending: dict | None = None) -> bool:
     """Whether the widgets hold settings other than the shown result's."""
     applied = SS.get("applied")
@@ -448,7 +363,7 @@ def auto_run() -> None:
     pending = _widget_settings()
     if not is_stale(pending) or pending in (SS.get("cancelled"), SS.get("failed")):
         return
-    est = estimates(pending)
+    est = _estimates(pending)
     if est["problem"] or est["total"] is None or est["total"] > AUTO_RUN_SECONDS:
         return
     SS.requested = pending
@@ -460,7 +375,7 @@ def stale_banner() -> None:
     pending = _widget_settings()
     if not is_stale(pending):
         return
-    est = estimates(pending)
+    est = _estimates(pending)
     box = st.container(border=True, key="stale_banner")
     c1, c2 = box.columns([5, 1], vertical_alignment="center")
     what = "; ".join(changed_settings(pending)[:4])
@@ -613,7 +528,7 @@ def _fail(message: str, s: dict) -> None:
 def _sweep(s: dict, loaded):
     """Run the sweep with a progress bar (fits done, elapsed, estimated finish) and a Cancel
     button; a cancel stops the script at the next progress update and keeps the earlier result."""
-    est = estimates(s)["total"]
+    est = _estimates(s)["total"]
     pts = S.grid_for(s).size
     holder = st.empty()
     box = holder.container(border=True)

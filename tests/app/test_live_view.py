@@ -7,6 +7,7 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 from svmapp import settings as S
+from svmapp import estimate as E
 from svmapp import ui
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -75,10 +76,10 @@ def test_estimates_come_from_measured_rates():
     """The estimate is the measured seconds per point (svmcore/data/rates.json) times the grid size."""
     from svmcore.timing import RateBook, workload
 
-    ui.rate_book.clear()                                  # nothing recorded by earlier tests
+    E.rate_book.clear()                                  # nothing recorded by earlier tests
     s = S.clean({**S.DEFAULTS, "n": 200, "lam": "-20:8:2", "sig": "-3:3:1"})
     rate = RateBook.baseline().seconds_per_point("path", workload(s["criteria"]), 200)
-    est = ui.estimates(s)
+    est = E.estimates(s)
     assert est["points"] == 15 * 7 and est["n"] == 200
     assert est["total"] == rate * 105
     loo = RateBook.baseline().seconds_per_point("path", "loo", 200)

@@ -1,7 +1,8 @@
 """End to end in a real browser, against one running server (tests/browser/conftest.py):
 
 - the first view of the default settings on a warm server;
-- a setting changed in the sidebar: a cheap sweep runs by itself, an expensive one marks the view stale;
+- a setting changed in the sidebar: a cheap sweep runs by itself, an expensive one marks the view stale,
+  and a running sweep can be cancelled with the earlier result kept;
 - a click on a grid point redraws the decision panel, timed from the server's last message;
 - the shared link (the page's URL) opened in a new session shows the same panels, criteria and point.
 Screenshots go to artifacts/.
@@ -88,6 +89,13 @@ def test_live_sidebar_click_and_shared_link(server, browser):
     page.get_by_text("Stale:").first.wait_for()
     assert "criteria:" in page.get_by_text("Stale:").first.inner_text()
     page.screenshot(path=str(ROOT / "artifacts" / "e2e_stale.png"), full_page=True)
+    # run it, cancel while it runs: the earlier result stays
+    page.get_by_role("button", name="Run sweep").last.click()
+    page.get_by_role("button", name="Cancel").wait_for()
+    page.get_by_role("button", name="Cancel").click()
+    page.get_by_text("Sweep cancelled; the earlier result is kept.").wait_for()
+    page.get_by_text("grid log2(nλ) -12:0:3 × log2 σ -1:1:1").first.wait_for()
+    page.get_by_text("Stale:").first.wait_for()
     page.get_by_text("exact LOO").first.click()                # back to the shown settings
     page.wait_for_function("() => !document.body.innerText.includes('Stale:')")
     wait_charts(page, 4)
