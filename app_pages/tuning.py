@@ -78,7 +78,7 @@ ncols = c3.selectbox("panels per row", [1, 2, 3, 4], key="tun_ncols",
                      help="Fewer panels per row on narrow screens")
 
 sel = SS.get("selected")
-hover = plots.hover_texts(result, cols_all)
+hover = plots.hover_data(result, cols_all)      # one numeric table for every panel
 fmt = SS.get("w_image_format", "png")
 for start in range(0, len(shown), ncols):
     row = st.columns(ncols)

@@ -66,7 +66,16 @@ def test_single_panel_overlay_other_minimizers_and_selection(wahba):
     assert len(g.customdata) == GRID.size          # every grid point is clickable
     assert g.marker.color == "rgba(0,0,0,0)"       # and transparent
     for name in ("GACV", "XA", "SURE", "MISCLASS", "GCKL"):
-        assert all(name in h for h in g.hovertext)  # hover lists every criterion
+        assert f"{name} = %{{customdata[" in g.hovertemplate or f"<b>{name}</b>" in g.hovertemplate
+    # the hover's numbers are the table's: point, sklearn's C and γ, then each criterion
+    cd = np.asarray(g.customdata, float)
+    tab = res.table
+    np.testing.assert_allclose(cd[:, 0], tab["log2_nlambda"], rtol=1e-6)
+    np.testing.assert_allclose(cd[:, 2], 1 / (2 * 2.0 ** tab["log2_nlambda"]), rtol=1e-6)
+    np.testing.assert_allclose(cd[:, 3], 1 / (2 * (2.0 ** tab["log2_sigma"]) ** 2), rtol=1e-6)
+    shown = [c for c in res.columns if c in tab.columns]
+    for k, c in enumerate(shown):
+        np.testing.assert_allclose(cd[:, 5 + k], tab[c].to_numpy(float), rtol=1e-6, equal_nan=True)
     names = {tr.name for tr in fig.data}
     assert {"GACV minimizer", "XA minimizer", "MISCLASS minimizer", "selected"} <= names
     sel = next(tr for tr in fig.data if tr.name == "selected")

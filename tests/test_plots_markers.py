@@ -162,7 +162,7 @@ def test_edge_markers_match_the_grid_boundary(wahba):
             assert "on the grid edge" in fig.layout.title.text
             assert any("on the grid edge" in (n or "") for n in legend_names(fig) + [ring[0].name])
             grid = by_meta(fig, "grid")[0]
-            assert "on the grid edge" in grid.hovertext[p.row]
+            assert "on the grid edge" in grid.text[p.row]
         # half a grid step beyond the grid on both axes; no marker is clipped
         assert list(fig.layout.xaxis.range) == pytest.approx([lam[0] - 2, lam[-1] + 2])
         assert list(fig.layout.yaxis.range) == pytest.approx([sig[0] - 0.5, sig[-1] + 0.5])
@@ -180,7 +180,7 @@ def test_hard_limit_is_named(wahba, monkeypatch):
     ring = by_meta(fig, "limit")
     assert len(ring) == 1 and "at the hard limit" in ring[0].name
     assert "minimizer at the hard limit (the grid cannot grow)" in legend_names(fig)
-    assert "at the hard limit" in by_meta(fig, "grid")[0].hovertext[p.row]
+    assert "at the hard limit" in by_meta(fig, "grid")[0].text[p.row]
 
 
 # ------------------------------------------------------------------ 4. flagged fits
