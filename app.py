@@ -39,11 +39,14 @@ _T0 = time.perf_counter()
 RESULT_PAGES = ("Tuning surfaces", "Summary table")
 
 ui.keep_widget_state()
+first_run = "requested" not in st.session_state
 ui.init_state()
 page = st.navigation(PAGES, position="hidden" if st.session_state.get("w_present") else "sidebar")
 ui.presentation_mode()
 # Run sweep / Load preset pressed, a cheap change (it runs by itself), or the first visit to a page
 # that shows results
+if first_run and page.title in RESULT_PAGES:
+    ui.plotly_preload()      # the browser fetches and compiles plotly.js while the rest streams in
 if page.title in SIDEBAR_PAGES:
     ui.auto_run()
 ui.run_if_requested(force_default=page.title in RESULT_PAGES)

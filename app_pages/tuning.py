@@ -62,8 +62,7 @@ with st.expander("How to read this page", expanded=False):
     )
 
 cols_all = [c for c in result.columns if c in result.table.columns]
-default = [c for c in cols_all if c not in ("obs", "brmisclass" if "misclass" in explore.decision_columns(result)
-                                            else "misclass")] or cols_all
+default = explore.default_panels(result)
 if SS.get("tun_shown") is not None:
     SS.tun_shown = [c for c in SS.tun_shown if c in cols_all]
 if not SS.get("tun_shown"):
@@ -83,8 +82,9 @@ fmt = SS.get("w_image_format", "png")
 for start in range(0, len(shown), ncols):
     row = st.columns(ncols)
     for col, crit in zip(row, shown[start:start + ncols]):
+        # the marker legend once, under the first panel (each legend costs the browser text layout)
         fig = plots.criterion_contour(result, crit, show_others=shown if others else (),
-                                      selected=sel, hover=hover)
+                                      selected=sel, hover=hover, legend=crit == shown[0] or others)
         if present:
             fig.update_layout(font=dict(size=16))
         key = f"contour_{crit}_{SS.result_key}"

@@ -2,7 +2,7 @@
 
 Starts ``streamlit run app.py`` (result cache off), visits once to warm it, then opens the default
 page ``--visits`` times in fresh browser pages and reports the seconds until the contour panels and
-the decision panel are drawn (``.js-plotly-plot`` elements present and laid out).
+the decision panel are drawn (every ``.js-plotly-plot`` laid out, the decision figure among them).
 
     PYTHONPATH=. python bench/first_view.py --visits 5
 """
@@ -22,8 +22,9 @@ from playwright.sync_api import sync_playwright
 
 ROOT = Path(__file__).resolve().parents[1]
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"]
-READY = ("() => { const g = document.querySelectorAll('.js-plotly-plot');"
-         " return g.length >= 7 && Array.from(g).every(x => x._fullLayout); }")
+READY = ("() => { const g = Array.from(document.querySelectorAll('.js-plotly-plot'));"
+         " return g.length >= 5 && g.every(x => x._fullLayout)"
+         " && g.some(x => (x._fullLayout.title.text || '').includes('ecision')); }")
 
 
 def main(argv=None) -> None:

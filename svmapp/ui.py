@@ -630,6 +630,19 @@ html, body, [data-testid="stAppViewContainer"] { font-size: 20px; }
 </style>"""
 
 
+def plotly_preload() -> None:
+    """A tiny, invisible chart as the page's first element: its arrival makes the browser load
+    and compile plotly.js (about a second here) while the sidebar and the panels are still streaming,
+    instead of after them (bench/first_view.py)."""
+    import plotly.graph_objects as go
+
+    fig = go.Figure(layout=dict(height=10, width=10, margin=dict(l=0, r=0, t=0, b=0),
+                                xaxis=dict(visible=False), yaxis=dict(visible=False)))
+    with st.container(height=1, border=False, key="plotly_preload"):
+        st.plotly_chart(fig, config={"staticPlot": True, "displayModeBar": False}, theme=None,
+                        key="plotly_preload_chart", width=1)
+
+
 def presentation_mode() -> None:
     """Larger fonts and no sidebar; a button at the top switches back."""
     if not SS.get("w_present"):

@@ -302,3 +302,17 @@ def test_sure_plateau_is_hatched_exactly_where_no_point_is_at_its_bound():
     want = sorted(zip(res.table["log2_nlambda"][flat], res.table["log2_sigma"][flat]))
     assert got == want
     assert not [tr for tr in plots.criterion_contour(res, "gacv").data if tr.meta == "plateau"]
+
+
+def test_default_panels_pair_each_proxy_with_its_target(wahba):
+    from dataclasses import replace
+
+    from svmcore.viz import views
+    from svmcore.weights import class_weights_from_costs
+
+    _, res = wahba                                       # C_B = 2, π_A = 0.1: nonstandard
+    assert views.default_panels(res) == ["gacv", "brxa", "brmisclass"]      # no GCKL in CRIT
+    std = replace(res, weights=class_weights_from_costs(np.r_[np.ones(3), -np.ones(7)]))
+    assert views.default_panels(std) == ["gacv", "xa", "misclass"]
+    no_truth = replace(std, table=std.table.drop(columns=["misclass", "brmisclass"]))
+    assert views.default_panels(no_truth) == ["gacv", "xa"]

@@ -125,6 +125,19 @@ def decision_columns(result) -> list[str]:
     return cols
 
 
+def default_panels(result) -> list[str]:
+    """The panels shown first: each proxy beside its target, as in Wahba et al. (2001) Fig 1.5 —
+    GACV with GCKL, and XA with MISCLASS (BRXA with BRMISCLASS in the nonstandard case). Without a
+    known P(A|x): the computed proxies and the held-out error. The other criteria are one click away;
+    fewer panels also draw faster (bench/first_view.py)."""
+    t = result.table
+    standard = result.weights is None or result.weights.is_standard
+    want = ["gacv", "xa" if standard else "brxa", "gckl", "misclass" if standard else "brmisclass",
+            "cv_error", "loo_error", "test_error"]
+    have = [c for c in want if c in t.columns and np.isfinite(t[c].to_numpy(float)).any()]
+    return have or [c for c in result.columns if c in t.columns]
+
+
 @dataclass
 class DecisionView:
     """Everything a decision-curve figure needs.

@@ -39,7 +39,9 @@ def test_default_view_and_every_page():
     at.run()
     no_exception(at)
     assert at.session_state["applied"]["dataset"] == "wahba2d"
-    assert len(at.get("plotly_chart")) >= 7          # contour panels + decision panel
+    keys = [c.key for c in at.get("plotly_chart")]
+    assert sum(k.startswith("contour_") for k in keys) == 4      # GACV, XA, GCKL, MISCLASS (Fig 1.5's pairs)
+    assert sum(k.startswith("decision_") for k in keys) == 1
     assert not at.error
     for page in PAGES[1:]:
         at.switch_page(page)
