@@ -82,9 +82,8 @@ fmt = SS.get("w_image_format", "png")
 for start in range(0, len(shown), ncols):
     row = st.columns(ncols)
     for col, crit in zip(row, shown[start:start + ncols]):
-        # the marker legend once, under the first panel (each legend costs the browser text layout)
         fig = plots.criterion_contour(result, crit, show_others=shown if others else (),
-                                      selected=sel, hover=hover, legend=crit == shown[0] or others)
+                                      selected=sel, hover=hover)
         if present:
             fig.update_layout(font=dict(size=16))
         key = f"contour_{crit}_{SS.result_key}"
