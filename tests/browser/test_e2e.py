@@ -39,8 +39,9 @@ CLICK_JS = """([idx, xv, yv]) => {
   return [r.left + fl.xaxis._offset + fl.xaxis.l2p(xv), r.top + fl.yaxis._offset + fl.yaxis.l2p(yv)];
 }"""
 
-PANEL_TITLES_JS = """() => Array.from(document.querySelectorAll('.js-plotly-plot')).map(
-  g => (g._fullLayout && g._fullLayout.title && g._fullLayout.title.text || '').replace(/<[^>]+>/g, ''))"""
+PANEL_TITLES_JS = """() => Array.from(document.querySelectorAll('.js-plotly-plot'))
+  .filter(g => !g.closest('.st-key-plotly_preload'))
+  .map(g => (g._fullLayout && g._fullLayout.title && g._fullLayout.title.text || '').replace(/<[^>]+>/g, ''))"""
 
 
 def wait_charts(page, k):
