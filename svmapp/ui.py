@@ -526,8 +526,14 @@ def _fail(message: str, s: dict) -> None:
 
 
 def _sweep(s: dict, loaded):
-    """Run the sweep with a progress bar (fits done, elapsed, estimated finish) and a Cancel
-    button; a cancel stops the script at the next progress update and keeps the earlier result."""
+    """Run the sweep in a worker thread while this script thread redraws the progress bar five times
+    a second: fits done (as the σ columns report), elapsed time and time left, filled in between
+    reports from the estimate. Cancel (or any rerun) stops the script at the next redraw; the worker
+    then stops at its next σ column and the earlier result stays."""
+    import queue
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
     est = _estimates(s)["total"]
     pts = S.grid_for(s).size
     holder = st.empty()
@@ -547,21 +553,39 @@ def _sweep(s: dict, loaded):
             st.plotly_chart(loss_figure(height=300), key="warmup_loss", theme=None,
                             config={"displayModeBar": False})
         SS.plotly_warm = True
+    reports: queue.Queue = queue.Queue()
+    stop = threading.Event()
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="svmapp-sweep")
     t0 = time.perf_counter()
-
-    def progress(done, total):
-        el = time.perf_counter() - t0
-        left = el * (total - done) / done if done else est
-        fits = int(round(pts * done / max(total, 1)))
-        bar.progress(done / max(total, 1),
-                     text=f"Sweep: {fits} of {pts} fits ({done}/{total} σ columns) · {el:.1f} s · "
-                          f"{_fmt_s(left)} left")
-
+    job = pool.submit(S.run, s, loaded, lambda done, total: reports.put((done, total)), None, stop.is_set)
+    done, total = 0, 1
     try:
-        return S.run(s, loaded, progress=progress)
+        while True:
+            while not reports.empty():
+                done, total = reports.get_nowait()
+            el = time.perf_counter() - t0
+            frac = progress_fraction(done, total, el, est)
+            left = max(el / frac - el, 0.0) if frac > 0 else est
+            bar.progress(frac, text=f"Sweep: ≈ {int(frac * pts)} of {pts} fits ({done}/{total} σ columns "
+                                    f"done) · {el:.1f} s · {_fmt_s(left)} left")
+            if job.done():
+                return job.result()
+            time.sleep(0.2)
     finally:
+        stop.set()                    # a cancel or a rerun: the worker stops at its next column
+        pool.shutdown(wait=False)
         holder.empty()
         waiting.empty()
+
+
+def progress_fraction(done: int, total: int, elapsed: float, estimate: float | None) -> float:
+    """The bar's fill: the σ columns reported, moved on between reports by the elapsed share of the
+    estimate, never past the next column's share (so an estimate that is too short cannot run ahead)."""
+    reported = done / max(total, 1)
+    if not estimate or done >= total:
+        return min(reported, 1.0)
+    ceiling = (done + 0.95) / total
+    return float(min(max(reported, elapsed / estimate), ceiling))
 
 
 def run_if_requested(force_default: bool = False) -> None:

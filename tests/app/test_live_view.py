@@ -181,3 +181,13 @@ def test_drop_missing_and_text_columns_helpers():
     kept, n = S.drop_missing(t, ["a", "y"])
     assert n == 2 and kept["a"].tolist() == ["1", "3"]
     assert S.count_missing(t, ["b"]) == 0
+
+
+def test_progress_fraction_moves_between_reports_but_never_past_the_next_column():
+    f = ui.progress_fraction
+    assert f(0, 4, 0.0, 10.0) == 0.0
+    assert f(0, 4, 1.0, 10.0) == 0.1                    # between reports: the elapsed share
+    assert f(0, 4, 9.0, 10.0) == 0.95 / 4               # an estimate that is too short stops here
+    assert f(2, 4, 1.0, 10.0) == 0.5                    # a report is never undercut
+    assert f(4, 4, 99.0, 10.0) == 1.0
+    assert f(1, 3, 5.0, None) == 1 / 3                  # no estimate: reports only
