@@ -191,3 +191,17 @@ def test_progress_fraction_moves_between_reports_but_never_past_the_next_column(
     assert f(2, 4, 1.0, 10.0) == 0.5                    # a report is never undercut
     assert f(4, 4, 99.0, 10.0) == 1.0
     assert f(1, 3, 5.0, None) == 1 / 3                  # no estimate: reports only
+
+
+def test_presentation_mode_hides_the_sidebar_and_can_be_left():
+    at = new_app()
+    at.run()
+    at.toggle(key="w_present").set_value(True).run()
+    ok(at)
+    css = [h.proto.body for h in at.get("html")]
+    assert len(css) == 1 and '[data-testid="stSidebar"]' in css[0] and "display: none" in css[0]
+    at.button(key="w_present_off").click().run()
+    ok(at)
+    assert at.session_state["w_present"] is False
+    assert not at.get("html")
+    assert len(at.get("plotly_chart")) >= 2
