@@ -15,9 +15,12 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-#: one colour per criterion (the names as the page shows them)
-COLORS = {"CKL": "#ff7f0e", "GACV": "#d62728", "ranGACV": "#9467bd", "CV": "#e377c2",
-          "OBS": "#8c564b", "true p": "#000000", "SVM": "#17becf"}
+from .plots import COLORS as SVM_COLORS
+
+#: one colour per criterion (the names as the page shows them), matching the SVM pages' palette:
+#: GACV as there, CKL as its SVM analogue GCKL, CV as the CV hinge
+COLORS = {"CKL": SVM_COLORS["GCKL"], "GACV": SVM_COLORS["GACV"], "ranGACV": "#332288",
+          "CV": SVM_COLORS["CV hinge"], "OBS": SVM_COLORS["OBS"], "true p": "#000000", "SVM": "#CC6677"}
 AXIS_X = "log<sub>2</sub>(nλ)"
 
 
