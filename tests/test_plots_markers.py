@@ -195,9 +195,9 @@ def test_flagged_fits_marked_in_every_panel(flagged):
     for m in marks:
         assert m.marker.symbol == "x-thin-open" and sorted(zip(m.x, m.y)) == want
     assert legend_names(fig).count("flagged fit (KKT residual above tolerance)") == 1
-    hover = plots.hover_texts(res)
-    for i, h in enumerate(hover):
-        assert ("flagged: KKT residual above tolerance, left out of picks" in h) == bool(t.flagged[i])
+    for grid in by_meta(fig, "grid"):             # each panel's hover notes: exactly the flagged rows
+        for i, h in enumerate(grid.text):
+            assert ("flagged: KKT residual above tolerance, left out of picks" in h) == bool(t.flagged[i])
     # a result without flagged fits has no such marker
     clean = replace(res, table=t.assign(flagged=False))
     assert not by_meta(plots.criterion_contour(clean, "gacv"), "flagged")
@@ -207,11 +207,14 @@ def test_flagged_fits_marked_in_every_panel(flagged):
 def test_hover_gives_sklearn_C_and_gamma(wahba):
     _, res = wahba
     t = res.table
-    for i, h in enumerate(plots.hover_texts(res)):
-        m = re.search(r"sklearn: C = 1/\(2nλ\) = ([0-9.e+-]+), γ = 1/\(2σ²\) = ([0-9.e+-]+)", h)
-        assert m, h
-        assert float(m.group(1)) == pytest.approx(1 / (2 * N * t["lambda"][i]), rel=1e-4)
-        assert float(m.group(2)) == pytest.approx(1 / (2 * t["sigma"][i] ** 2), rel=1e-4)
+    grid = by_meta(plots.criterion_contour(res, "gacv"), "grid")[0]
+    m = re.search(r"sklearn: C = 1/\(2nλ\) = %\{customdata\[(\d)\]:[^}]*\}, "
+                  r"γ = 1/\(2σ²\) = %\{customdata\[(\d)\]:[^}]*\}", grid.hovertemplate)
+    assert m, grid.hovertemplate
+    cd = np.asarray(grid.customdata, float)
+    for i in range(len(t)):
+        assert cd[i, int(m.group(1))] == pytest.approx(1 / (2 * N * t["lambda"][i]), rel=1e-4)
+        assert cd[i, int(m.group(2))] == pytest.approx(1 / (2 * t["sigma"][i] ** 2), rel=1e-4)
 
 
 # ------------------------------------------------------------------ 6. 1-D titles

@@ -88,27 +88,6 @@ def sklearn_params(log2_nlambda, log2_sigma) -> tuple[np.ndarray, np.ndarray]:
     return 1.0 / (2.0 * 2.0 ** l2n), 1.0 / (2.0 * 4.0 ** l2s)
 
 
-def hover_texts(result, columns: Sequence[str] | None = None) -> list[str]:
-    """One hover string per table row: the grid point, scikit-learn's C and γ there, every
-    criterion's value, and whether the fit failed or was flagged."""
-    t = result.table
-    cols = [c for c in (columns or result.columns) if c in t.columns]
-    C, gamma = sklearn_params(t["log2_nlambda"], t["log2_sigma"])
-    flagged = _flagged(t)
-    out = []
-    for i, (_, r) in enumerate(t.iterrows()):
-        lines = [f"log2(nλ) = {r['log2_nlambda']:g}, log2 σ = {r['log2_sigma']:g}",
-                 f"sklearn: C = 1/(2nλ) = {C[i]:.5g}, γ = 1/(2σ²) = {gamma[i]:.5g}",
-                 f"n_sv = {_fmt(r['n_sv']) if not np.isfinite(r['n_sv']) else int(r['n_sv'])}"]
-        lines += [f"{label(c)} = {_fmt(r[c])}" for c in cols]
-        if isinstance(r.get("fit_error"), str) and r.get("fit_error"):
-            lines.append(f"fit failed: {r['fit_error'][:80]}")
-        if flagged[i]:
-            lines.append(FLAG_HOVER)
-        out.append("<br>".join(lines))
-    return out
-
-
 def hover_data(result, columns: Sequence[str] | None = None) -> tuple[np.ndarray, list[str], list[str]]:
     """What a panel's hover shows, as numbers: (customdata, criterion labels, notes per row).
 
