@@ -53,8 +53,7 @@ def estimates(s: dict, upload_table=None, upload_error: str | None = None) -> di
         out["problem"] = "upload a readable CSV file first"
         return out
     if s["source"] == "upload":
-        values = set(upload_table[s["label"]].astype(str).str.strip()) - {""} if s.get("label") in \
-            upload_table.columns else set()
+        values = S.label_values(upload_table, s.get("label"))
         if len(values) < 2:
             out["problem"] = (f"the label column {s.get('label')} has {len(values)} class value(s); "
                               "two classes are needed")

@@ -258,6 +258,13 @@ def text_columns(table) -> list:
     return out
 
 
+def label_values(table, label) -> list[str]:
+    """The distinct non-empty values of an uploaded table's label column, as text (at most 200)."""
+    if label not in table.columns:
+        return []
+    return sorted(set(table[label].astype(str).str.strip()) - {""})[:200]
+
+
 def used_columns(table, s: dict) -> list:
     """The uploaded table's columns the settings use: label, P(A|x) column and features."""
     feats = s.get("features") or [c for c in table.columns if c not in (s.get("label"), s.get("p_column"))]
@@ -399,16 +406,6 @@ def run(s: dict, loaded: Loaded, progress=None, n_jobs: int | None = None, cance
     spec = spec_for(s, loaded.train.has_truth)
     return run_grid(spec, loaded.train, loaded.test, progress=progress, cancel=cancel,
                     n_jobs=n_jobs)
-
-
-def affordable_loo(n: int, grid_size: int, seconds_per_fit: float | None = None,
-                   budget: float = 300.0) -> tuple[bool, float]:
-    """(whether exact LOO fits the time budget, its estimated extra seconds)."""
-    from svmcore.viz.views import estimate_seconds
-
-    t = estimate_seconds(n, grid_size, 1, ["loo"], seconds_per_fit=seconds_per_fit) - \
-        estimate_seconds(n, grid_size, 1, [], seconds_per_fit=seconds_per_fit)
-    return bool(t <= budget), float(t)
 
 
 def nice_ranges(data: Dataset) -> tuple[str, str]:

@@ -17,7 +17,6 @@ import numpy as np
 import streamlit as st
 
 from svmapp import settings as S
-from svmapp.estimate import record_rate
 from svmapp import estimate as E
 from svmcore.datasets.simulations import SIMULATIONS
 
@@ -25,6 +24,8 @@ SS = st.session_state
 SINGLE_FIT_CRITERIA = ["obs", "gacv", "xa", "brxa", "sure", "gckl", "misclass", "brmisclass"]
 #: a sweep estimated at no more than this runs by itself when a setting changes
 AUTO_RUN_SECONDS = 2.0
+#: exact LOO is offered only when its estimated extra time is within this budget
+LOO_BUDGET_SECONDS = 300.0
 #: every widget of the shared sidebar (their values survive pages that do not draw them)
 WIDGET_KEYS = ("w_source", "w_sim", "w_bundled", "w_n", "w_seed", "w_cost_a", "w_cost_b",
                "w_prior_custom", "w_prior_a", "w_lam", "w_sig", "w_criteria", "w_cv", "w_loo",
@@ -294,7 +295,7 @@ def _criteria_widgets() -> None:
                  help="auto: the whole-λ path when available, else the cvxopt QP")
     est = _estimates(_widget_settings())
     st.checkbox(f"k-fold CV ({_fmt_s(est['cv'])} extra)", key="w_cv")
-    ok = est["loo"] is None or est["loo"] <= 300
+    ok = est["loo"] is None or est["loo"] <= LOO_BUDGET_SECONDS
     SS.loo_ok = ok
     st.checkbox(f"exact LOO ({_fmt_s(est['loo'])} extra)", key="w_loo", disabled=not ok,
                 help="One refit per support vector at every grid point" if ok else
@@ -333,7 +334,6 @@ def _fmt_s(t) -> str:
 # ------------------------------------------------------------------ staleness and auto-run
 def _estimates(s: dict) -> dict:
     return E.estimates(s, SS.get("upload_table"), SS.get("upload_error"))
-
 
 
 def is_stale(pending: dict | None = None) -> bool:
@@ -438,9 +438,7 @@ def _upload_widgets() -> None:
         st.dataframe(preview, hide_index=True)
     _upload_defaults(table)
     st.selectbox("label column", cols, key="w_label")
-    values = sorted(set(table[SS.w_label].astype(str).str.strip()) - {""})[:200]
-    if SS.get("w_positive") not in values:
-        SS.w_positive = S.default_positive(values) if len(values) == 2 else None
+    values = S.label_values(table, SS.w_label)
     st.selectbox("class A value (+1)", values, key="w_positive", index=None,
                  placeholder="choose class A",
                  help="Rows with this label are class A; every other value is class B")
@@ -448,13 +446,9 @@ def _upload_widgets() -> None:
         st.warning(f"The label column has {len(values)} classes: choose which one is class A "
                    "(every other value becomes class B).")
     others = [c for c in cols if c != SS.w_label]
-    if SS.get("w_pcol") not in ["(none)"] + others:
-        SS.w_pcol = "(none)"
     st.selectbox("true P(A|x) column (optional)", ["(none)"] + others, key="w_pcol")
     feats = [c for c in others if c != SS.w_pcol]
-    text_cols = [c for c in S.text_columns(table) if c in feats]
-    if SS.get("w_features") is None or any(f not in feats for f in SS.w_features):
-        SS.w_features = [c for c in feats if c not in text_cols]
+    text_cols = [c for c in SS.upload_text_cols if c in feats]
     st.multiselect("features", feats, key="w_features",
                    help="Columns with text cells are left out by default")
     if text_cols:
@@ -474,7 +468,7 @@ def _upload_defaults(table) -> None:
     if SS.get("w_label") not in cols:
         guess = [c for c in cols if str(c).lower() in ("label", "class", "y", "target", "diagnosis")]
         SS.w_label = guess[0] if guess else cols[-1]
-    values = sorted(set(table[SS.w_label].astype(str).str.strip()) - {""})[:200]
+    values = S.label_values(table, SS.w_label)
     if SS.get("w_positive") not in values:
         SS.w_positive = S.default_positive(values) if len(values) == 2 else None
     others = [c for c in cols if c != SS.w_label]
@@ -482,8 +476,7 @@ def _upload_defaults(table) -> None:
         SS.w_pcol = "(none)"
     feats = [c for c in others if c != SS.w_pcol]
     if SS.get("w_features") is None or any(f not in feats for f in SS.w_features):
-        text_cols = set(S.text_columns(table))
-        SS.w_features = [c for c in feats if c not in text_cols]
+        SS.w_features = [c for c in feats if c not in SS.upload_text_cols]
 
 
 def _safe_name(name: str) -> str:
@@ -495,7 +488,7 @@ def _safe_name(name: str) -> str:
 def handle_upload(data: bytes, name: str) -> None:
     """Parse uploaded bytes once per distinct content; a failure is kept as ``upload_error``.
 
-    Testable without a browser: tests may call it or set ``SS.upload_table`` directly.
+    Testable without a browser: tests may call it.
     """
     fp = hashlib.sha1(data).hexdigest()
     if SS.get("upload_fp") == fp:
@@ -506,9 +499,11 @@ def handle_upload(data: bytes, name: str) -> None:
     SS.w_features = None
     try:
         SS.upload_table = S.parse_upload(data)
+        SS.upload_text_cols = S.text_columns(SS.upload_table)    # once per file: it reads every cell
         SS.upload_error = None
     except Exception as exc:  # CSVLoadError or anything the parser did not foresee
         SS.upload_table = None
+        SS.upload_text_cols = []
         SS.upload_error = str(exc)
 
 
@@ -615,7 +610,7 @@ def run_if_requested(force_default: bool = False) -> None:
             result = _sweep(s, loaded)
         except Exception as exc:
             return _fail(f"The sweep failed: {type(exc).__name__}: {exc}", s)
-        record_rate(result, loaded.train.n)
+        E.record_rate(result, loaded.train.n)
         _store_put(key, (result, loaded))
         if s["source"] != "upload":
             S.disk_put(key, result)
@@ -623,7 +618,6 @@ def run_if_requested(force_default: bool = False) -> None:
         SS.selected = SS.selected if SS.get("applied") is None else None
     SS.applied = s
     SS.result_key = key
-    SS.loaded_n = _store_get(key)[1].train.n
     SS.selected = snap_to_grid(SS.get("selected"))      # a linked point lands on the grid
     SS.cancel_note = None
     try:
