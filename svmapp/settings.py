@@ -18,6 +18,7 @@ from svmcore.datasets.load import stratified_subsample, train_test_split
 from svmcore.datasets.simulations import SIMULATIONS, make_simulation
 from svmcore.families.svm.criteria import ALL_CRITERIA, IN_SAMPLE, TARGETS
 from svmcore.spec import DataSpec, GridSpec, RunSpec, make_spec
+from svmcore.viz.views import LABELS
 from svmcore.weights import class_weights_from_costs
 
 try:  # written in parallel by another engineer: keep the app working without it
@@ -26,12 +27,13 @@ except ImportError:  # pragma: no cover
     list_bundled = lambda: []  # noqa: E731
     load_bundled = None
 try:
-    from svmcore.datasets.csvload import (CSVLoadError, dataset_from_table, default_positive,
-                                         read_csv_table)
+    from svmcore.datasets.csvload import (MISSING_TOKENS, CSVLoadError, dataset_from_table,
+                                         default_positive, read_csv_table)
 except ImportError:  # pragma: no cover
     class CSVLoadError(ValueError):
         pass
     dataset_from_table = read_csv_table = None
+    MISSING_TOKENS = frozenset({"", "na", "n/a", "nan", "null", "none", "?"})
 
     def default_positive(values):
         return sorted(map(str, values))[-1]
@@ -197,10 +199,6 @@ def query_problem(params: dict) -> str:
 
 
 
-#: the result columns a view may show (criteria and their resampling / held-out columns)
-RESULT_COLUMNS = ("obs", "gacv", "xa", "brxa", "sure", "gckl", "misclass", "brmisclass", "cv_hinge",
-                  "cv_error", "loo_hinge", "loo_error", "test_hinge", "test_error", "test_cost_error")
-
 #: what a link carries besides the settings: the tuning page's panels, markers and curves
 VIEW_KEYS = ("tun_shown", "tun_curves", "tun_ncols", "tun_others")
 _VIEW_QP = {"tun_shown": "show", "tun_curves": "curves", "tun_ncols": "ncols", "tun_others": "others"}
@@ -223,7 +221,7 @@ def view_from_query(params: dict) -> dict:
     out = {}
     for k in ("tun_shown", "tun_curves"):
         if _VIEW_QP[k] in params:
-            out[k] = [c for c in str(params[_VIEW_QP[k]]).split(",") if c in RESULT_COLUMNS][:20]
+            out[k] = [c for c in str(params[_VIEW_QP[k]]).split(",") if c in LABELS][:20]
     try:
         if "ncols" in params and int(params["ncols"]) in (1, 2, 3, 4):
             out["tun_ncols"] = int(params["ncols"])
@@ -235,13 +233,16 @@ def view_from_query(params: dict) -> dict:
 
 
 # ------------------------------------------------------------------ data
-#: cells that count as missing in an uploaded table
-MISSING = {"", "na", "nan", "n/a", "null", "none", "?", "-"}
-
-
 def _missing_mask(col) -> np.ndarray:
+    """Cells the CSV loader would reject as missing (its own MISSING_TOKENS), so that dropping
+    them leaves a table the loader accepts."""
     txt = col.astype(str).str.strip().str.lower()
-    return (col.isna() | txt.isin(MISSING)).to_numpy(bool)
+    return (col.isna() | txt.isin(MISSING_TOKENS)).to_numpy(bool)
+
+
+def _missing_rows(table, columns) -> np.ndarray:
+    """Rows with a missing cell in any of ``columns``."""
+    return np.any([_missing_mask(table[c]) for c in columns], axis=0)
 
 
 def text_columns(table) -> list:
@@ -276,14 +277,14 @@ def count_missing(table, columns) -> int:
     """Rows with a missing cell in any of ``columns``."""
     if table is None or not columns:
         return 0
-    return int(np.any([_missing_mask(table[c]) for c in columns], axis=0).sum())
+    return int(_missing_rows(table, columns).sum())
 
 
 def drop_missing(table, columns):
     """(table without the rows that have a missing cell in ``columns``, the number dropped)."""
     if not columns:
         return table, 0
-    bad = np.any([_missing_mask(table[c]) for c in columns], axis=0)
+    bad = _missing_rows(table, columns)
     return table.loc[~bad].reset_index(drop=True), int(bad.sum())
 
 
