@@ -11,15 +11,18 @@ import json
 import os
 import sys
 import traceback
+from dataclasses import replace
 from importlib import import_module
+from typing import Mapping
 
 from ._validation import SVMCoreError
-from .families import FAMILIES
+from .families import all_families, get_family
+from .kernels import KERNELS
+from .params import ListOf, Options, Param, add_arguments
+from .spec import DATA_PARAMS, GRID_PARAMS, run_params, spec_params
 
 #: modules that add whole subcommands (``add_subcommand(subparsers)`` and ``run(args)``)
 SUBCOMMAND_MODULES: tuple[str, ...] = (
-    "svmcore.families.cosso.cli",
-    "svmcore.families.usvc.cli",
     "svmcore.study_cli",
 )
 
@@ -31,108 +34,57 @@ class _Parser(argparse.ArgumentParser):
         raise SVMCoreError(message)
 
 
-def add_source_options(p: argparse.ArgumentParser, seed_help: str = "seed of a simulation (default 0)"):
-    """The data-source options every command shares: --dataset, --n, --seed, --data, --label,
-    --positive (in one argument group, which is returned)."""
-    g = p.add_argument_group("data (a built-in set, or a CSV file)")
-    g.add_argument("--dataset", help="simulation or bundled data set (see `svmcore datasets`)")
-    g.add_argument("--n", type=int, help="sample size of a simulation")
-    g.add_argument("--seed", type=int, default=0, help=seed_help)
-    g.add_argument("--data", metavar="FILE.csv", help="a CSV file")
-    g.add_argument("--label", metavar="COL", help="label column of the CSV")
-    g.add_argument("--positive", metavar="VALUE", help="label value of class A (y = +1)")
-    return g
+# ------------------------------------------------------------------ options from the tables
+def _generic_run_params(families) -> list[Param]:
+    """model, kernel and criteria with the union of the families' choices (each spec is then
+    checked against its own family's)."""
+    model, kernel, crit = run_params(families[0])
+    kernels = tuple(dict.fromkeys(k for f in families for k in f.kernels))
+    names = tuple(dict.fromkeys(c for f in families for c in f.criteria_names))
+    model = replace(model, constraint=Options(tuple(f.name for f in families)),
+                    default=families[0].name)
+    kernel = replace(kernel, constraint=Options(kernels), help="; ".join(
+        f"{k}: {KERNELS[k].formula}" for k in kernels if k in KERNELS) + " (default: the model's first)")
+    crit = replace(crit, constraint=ListOf(Options(names), 50))
+    return [model, kernel, crit]
 
 
-def _add_data_options(p: argparse.ArgumentParser) -> None:
-    g = add_source_options(p)
-    g.add_argument("--p-column", metavar="COL", help="column with the true P(A|x), if known")
-    g.add_argument("--features", metavar="A,B,...", help="feature columns (default: all others)")
-    g.add_argument("--no-standardize", action="store_true", help="use CSV features as they are")
-    g.add_argument("--test-fraction", type=float, default=0.0,
-                   help="hold out this stratified fraction as a test set (default 0)")
-    w = p.add_argument_group("costs and priors (Wahba et al. 2001, §1.7)")
-    w.add_argument("--cost-a", type=float, default=1.0, help="C_A, cost of calling a B an A")
-    w.add_argument("--cost-b", type=float, default=1.0, help="C_B, cost of calling an A a B")
-    w.add_argument("--prior-a", type=float, default=None,
-                   help="π_A in the target population (default: the sample proportion)")
-    p.add_argument("--model", default="svm", choices=list(FAMILIES),
-                   help="model family (default svm)")
-    p.add_argument("--kernel", default="gaussian", choices=["gaussian"], help="kernel (gaussian)")
-    p.add_argument("--xa-rho", type=float, default=2.0, help="ρ of XA (default 2)")
-    p.add_argument("--solver", default="auto", choices=["auto", "path", "libsvm", "cvxopt"],
-                   help="the SVM's dual solver (default auto: the exact λ-path)")
-    p.add_argument("--debug", action="store_true", help="print the traceback of internal failures")
-    for mod in _family_cli_modules():
-        if hasattr(mod, "add_sweep_options"):
-            mod.add_sweep_options(p)
+def add_spec_options(p: argparse.ArgumentParser, families,
+                     grid=("log2_nlambda", "log2_sigma", "extend_grid")) -> None:
+    """The options of a command that builds a RunSpec, generated from the parameter tables: the
+    data, the grid entries named in ``grid``, model/kernel/criteria, then each family's own
+    parameters (a parameter shared by several families appears once)."""
+    add_arguments(p, [q for q in DATA_PARAMS if q.flag], "data (a built-in set, or a CSV file)")
+    add_arguments(p, [q for q in GRID_PARAMS if q.name in grid], "grid")
+    add_arguments(p, _generic_run_params(families), "model")
+    for fam in families:
+        add_arguments(p, list(fam.params), f"{fam.name} parameters ({fam.title})")
+    p.set_defaults(_families=tuple(f.name for f in families))
 
 
-def _family_cli_module(model: str):
-    """The ``cli`` module of family ``model``, or None."""
-    mod_name = FAMILIES[model].rsplit(".", 1)[0] + ".cli"
-    try:
-        return import_module(mod_name)
-    except ModuleNotFoundError as exc:
-        if exc.name != mod_name:
-            raise
-        return None
+def spec_from_args(args, defaults: Mapping | None = None):
+    """The validated RunSpec of the options given (each parsed by its family's Param, so an error
+    names the flag and what is allowed); a parameter of another family is refused, naming it."""
+    from .codec import spec_from_values
 
-
-def _family_cli_modules():
-    """The ``cli`` modules of the registered families that have one."""
-    mods = []
-    for path in FAMILIES.values():
-        mod_name = path.rsplit(".", 1)[0] + ".cli"
-        try:
-            mods.append(import_module(mod_name))
-        except ModuleNotFoundError as exc:
-            if exc.name != mod_name:
-                raise
-    return mods
-
-
-def data_spec_from_args(args):
-    """The DataSpec of ``--dataset`` / ``--data``."""
-    from .datasets.simulations import SIMULATIONS
-    from .spec import DataSpec
-
-    if args.dataset and args.data:
-        raise SVMCoreError("give either --dataset or --data, not both")
-    common = dict(test_fraction=args.test_fraction, split_seed=args.seed,
-                  standardize=not args.no_standardize)
-    if args.dataset:
-        if args.dataset in SIMULATIONS:
-            return DataSpec("simulation", args.dataset, n=args.n, seed=args.seed, **common)
-        if args.n is not None:
-            raise SVMCoreError(f"--n applies to simulations only; {args.dataset!r} is not one")
-        return DataSpec("bundled", args.dataset, seed=args.seed, **common)
-    if not args.data:
-        raise SVMCoreError("no data: give --dataset NAME or --data FILE.csv --label COL")
-    if not args.label:
-        raise SVMCoreError("--data needs --label COL (the column holding the classes)")
-    feats = tuple(f.strip() for f in args.features.split(",")) if args.features else None
-    return DataSpec("csv", os.path.basename(args.data), path=args.data, label=args.label,
-                    positive=args.positive, p_column=args.p_column, features=feats, **common)
-
-
-def spec_from_args(args, log2_nlambda: str, log2_sigma: str):
-    """Build and validate the RunSpec of a ``sweep`` or ``fit`` command."""
-    from .spec import make_spec
-
-    options = {}
-    mod = _family_cli_module(args.model)
-    if mod is not None and hasattr(mod, "sweep_options"):
-        options.update(mod.sweep_options(args))
-    criteria = getattr(args, "criteria", None)
-    if criteria is not None:
-        if not [c for c in criteria.split(",") if c.strip()]:
-            raise SVMCoreError("--criteria is empty; give a comma list of criterion names")
-    return make_spec(args.model, data=data_spec_from_args(args), log2_nlambda=log2_nlambda,
-                     log2_sigma=log2_sigma, criteria=criteria, cost_a=args.cost_a,
-                     cost_b=args.cost_b, prior_a=args.prior_a, xa_rho=args.xa_rho,
-                     cv_folds=getattr(args, "cv_folds", 5), solver=args.solver,
-                     extend_grid=bool(getattr(args, "extend_grid", False)), options=options)
+    defaults = dict(defaults or {})
+    ns = vars(args)
+    model = ns.get("model", defaults.get("model", args._families[0]))
+    if model not in args._families:
+        raise SVMCoreError(f"--model must be one of {', '.join(args._families)}, got {model!r}")
+    own = {q.name: q for q in spec_params(get_family(model))}
+    others = {q.name: q for f in all_families() for q in f.params}
+    values = {}
+    for name, text in ns.items():
+        if name in own:
+            q = own[name]
+            try:
+                values[name] = q.parse(text)
+            except SVMCoreError as exc:
+                raise SVMCoreError(f"{q.flag}: {exc}") from None
+        elif name in others:
+            raise SVMCoreError(f"{others[name].flag} does not apply to model {model!r}")
+    return spec_from_values(values, defaults)
 
 
 def check_writable(path: str) -> None:
@@ -165,7 +117,7 @@ def cmd_sweep(args) -> int:
     from .grid import run_grid
     from .spec import clamp_jobs
 
-    spec = spec_from_args(args, args.log2_nlambda, args.log2_sigma)
+    spec = spec_from_args(args)
     check_writable(args.out)
     train, test = _step("loading the data", load_data, spec.data)
 
@@ -189,20 +141,19 @@ def cmd_sweep(args) -> int:
 def cmd_fit(args) -> int:
     from .datasets.load import load_data
 
-    spec = spec_from_args(args, args.log2_nlambda, args.log2_sigma)
+    spec = spec_from_args(args)
     if spec.grid.size != 1:
         raise SVMCoreError("fit takes one value each: --log2-nlambda X --log2-sigma Y")
     if args.out:
         check_writable(args.out)
     train, _ = _step("loading the data", load_data, spec.data)
     l2n, l2s = spec.grid.log2_nlambda.start, spec.grid.log2_sigma.start
-    fam, mod = spec.family, _family_cli_module(spec.model)
-    if hasattr(fam, "fit_payload"):
-        out = _step("the fit", fam.fit_payload, spec, train, l2n, l2s)
-    elif mod is not None and hasattr(mod, "fit_payload"):
-        out = _step("the fit", mod.fit_payload, spec, train, l2n, l2s)
-    else:
-        raise SVMCoreError(f"model {spec.model!r} has no single-fit output")
+    try:
+        out = _step("the fit", spec.family.fit_payload, spec, train, l2n, l2s)
+    except StepFailed as exc:
+        if isinstance(exc.exc, NotImplementedError):
+            raise SVMCoreError(f"model {spec.model!r} has no single-fit output") from None
+        raise
     text = json.dumps(out, indent=1)
     if args.out:
         _step("writing the output", _write, args.out, text)
@@ -238,40 +189,57 @@ def _step(name, fn, *args, **kwargs):
         raise StepFailed(name, exc) from exc
 
 
+def cmd_run(args) -> int:
+    """``svmcore <family>``: a single-run family fits and tunes on its own axis; JSON out."""
+    from .datasets.load import load_run_data
+
+    fam = get_family(args._families[0])
+    spec = spec_from_args(args, {"model": fam.name, **fam.run_defaults})
+    if args.out:
+        check_writable(args.out)
+    train, test = _step("loading the data", load_run_data, spec.data)
+    out = _step(f"the {fam.name} fit", fam.run, spec, train, test)
+    out["spec"] = spec.to_dict()
+    text = json.dumps(out, indent=1)
+    if args.out:
+        _step("writing the output", _write, args.out, text)
+        print(f"wrote {args.out}", file=sys.stderr)
+    else:
+        print(text)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = _Parser(prog="svmcore",
                  description="Tune kernel classifiers: SVM (GACV, XA, BRXA, SURE, CV, LOO), "
                              "penalized likelihood (GACV, ranGACV), COSSO, unbiased SVC.")
     sub = ap.add_subparsers(dest="command", required=True, parser_class=_Parser)
     sub.add_parser("datasets", help="list built-in simulations and bundled data sets")
+    sweepers = [f for f in all_families() if f.sweeps_grid]
     sw = sub.add_parser("sweep", help="sweep log2(nλ) × log2(σ) and write one row per grid point")
-    _add_data_options(sw)
-    sw.add_argument("--log2-nlambda", required=True, metavar="START:STOP:STEP",
-                    help="e.g. --log2-nlambda=-25:8:1")
-    sw.add_argument("--log2-sigma", required=True, metavar="START:STOP:STEP",
-                    help="e.g. --log2-sigma=-3:3:0.5")
-    sw.add_argument("--extend-grid", action="store_true",
-                    help="grow the grid until every criterion's minimizer is inside")
-    sw.add_argument("--cv-folds", type=int, default=5, help="folds of k-fold CV (default 5)")
-    sw.add_argument("--criteria", metavar="LIST",
-                    help="comma list of the model's criteria (default: its in-sample criteria, "
-                         "plus targets when P(A|x) is known)")
+    add_spec_options(sw, sweepers)
     sw.add_argument("--jobs", type=int, default=0,
                     help="σ columns computed in parallel (0: all cores when it pays)")
     sw.add_argument("--out", required=True, metavar="results.csv")
     sw.add_argument("--quiet", action="store_true", help="no progress on stderr")
     ft = sub.add_parser("fit", help="fit at one (λ, σ) and write JSON")
-    _add_data_options(ft)
-    ft.add_argument("--log2-nlambda", required=True, metavar="X")
-    ft.add_argument("--log2-sigma", required=True, metavar="Y")
+    add_spec_options(ft, sweepers, grid=("log2_nlambda", "log2_sigma"))
     ft.add_argument("--out", metavar="fit.json", help="output file (default: stdout)")
     handlers = {"datasets": cmd_datasets, "sweep": cmd_sweep, "fit": cmd_fit}
+    for fam in all_families():
+        if fam.single_run:
+            p = sub.add_parser(fam.name, help=f"{fam.title}: fit, tune and write JSON")
+            add_spec_options(p, [fam], grid=tuple(k for k in ("log2_sigma",) if k in fam.run_defaults))
+            p.add_argument("--out", metavar="FILE.json", help="output file (default: stdout)")
+            handlers[fam.name] = cmd_run
     for path in SUBCOMMAND_MODULES:
         mod = import_module(path)
         before = set(sub.choices)
         mod.add_subcommand(sub)
         for name in set(sub.choices) - before:
             handlers[name] = mod.run
+    for p in sub.choices.values():
+        p.add_argument("--debug", action="store_true", help="print the traceback of internal failures")
     ap.set_defaults(_handlers=handlers)
     return ap
 

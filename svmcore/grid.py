@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field, replace
-from typing import Callable, Sequence
+from typing import Callable
 
 import numpy as np
 import pandas as pd
@@ -18,7 +18,7 @@ import pandas as pd
 from ._validation import SVMCoreError
 from .datasets.base import Dataset
 from .families.base import Column
-from .kernels import gaussian_gram, squared_distances
+from .kernels import KERNELS
 from .spec import (LOG2_NLAMBDA_LIMITS, LOG2_SIGMA_LIMITS, MAX_GRID_POINTS, Axis, DataSpec, GridSpec,
                    RunSpec, clamp_jobs, make_spec)
 
@@ -62,10 +62,7 @@ def usable(table: pd.DataFrame, column: str) -> np.ndarray:
 def pick(table: pd.DataFrame, column: str, family=None) -> Pick | None:
     """The grid point ``column`` chooses: the family's rule when it has one, else the first
     minimizer in grid order; its ties and whether every tied minimizer sits on an edge."""
-    if family is not None and hasattr(family, "pick_rows"):
-        chosen = family.pick_rows(table, column, usable(table, column))
-    else:
-        chosen = None
+    chosen = None if family is None else family.pick_rows(table, column, usable(table, column))
     if chosen is None:
         ok = usable(table, column)
         if not ok.any():
@@ -141,11 +138,9 @@ class GridResult:
     def columns(self) -> list[str]:
         """Criterion and target columns of the table (no diagnostics)."""
         fam = self.family
-        cols = [c for c in fam.result_columns(self.spec.criteria) if c not in ("n_sv", "train_error")]
-        extra = [c for c in getattr(fam, "holdout_columns", lambda: ())() if c in self.table.columns]
-        return [c for c in cols + extra if c in self.table.columns and c not in self.non_criteria]
-
-    non_criteria = ("n_sv", "train_error", "iterations", "converged")
+        cols = [c for c in fam.result_columns(self.spec.criteria) if c not in fam.info_columns]
+        cols += list(fam.holdout_columns)
+        return [c for c in dict.fromkeys(cols) if c in self.table.columns]
 
     def surface(self, column: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(log2_nlambda values, log2_sigma values, Z[σ index, λ index]) for a contour plot."""
@@ -161,7 +156,7 @@ class GridResult:
         k = int(self.table["flagged"].sum()) if "flagged" in self.table.columns else 0
         if not k:
             return ""
-        tol = getattr(self.family, "kkt_flag", None)
+        tol = self.family.kkt_flag
         why = f" (KKT residual above {tol:g})" if tol else ""
         return f"{k} of {len(self.table)} fits are flagged{why} and left out of every pick"
 
@@ -202,8 +197,12 @@ def inefficiency(result: GridResult, criterion: str, target: str) -> tuple[float
 
 # ------------------------------------------------------------------ the runner
 def _check_size(spec: RunSpec, data: Dataset) -> None:
-    if spec.family is None:
-        raise SVMCoreError(f"unknown model {spec.model!r}")
+    if not spec.family.sweeps_grid:
+        raise SVMCoreError(f"model {spec.model!r} does not sweep (λ, σ): use `svmcore {spec.model}`")
+    kernel = KERNELS.get(spec.kernel)
+    if kernel is not None and not kernel.has_width and spec.grid.log2_sigma.count > 1:
+        raise SVMCoreError(f"the {spec.kernel} kernel has no width σ: give one log2_sigma value, got "
+                           f"{spec.grid.log2_sigma.text}")
     spec.family.check(spec, data.n, int(np.sum(data.y > 0)), int(np.sum(data.y < 0)))
     missing = [c for c in spec.criteria if c in spec.family.targets]
     if missing and not data.has_truth:
@@ -218,9 +217,10 @@ def resolve(spec: RunSpec, data: Dataset) -> RunSpec:
     return replace(spec, criteria=tuple(spec.family.default_criteria(data.has_truth)))
 
 
-def _columns_task(spec, data, test, weights, sqdist, log2_sigma, log2_nl):
+def _columns_task(spec, data, test, weights, dist, log2_sigma, log2_nl):
+    """The rows of one σ column: the kernel's Gram matrix from the precomputed distances, once."""
     sigma = float(2.0 ** log2_sigma)
-    K = gaussian_gram(None, sigma=sigma, sqdist=sqdist)
+    K = KERNELS[spec.kernel].gram(dist, sigma)
     l2 = np.asarray(log2_nl, float)
     col = Column(data, test, K, sigma, float(log2_sigma), l2, 2.0 ** l2 / data.n, weights, spec)
     return spec.family.column(col)
@@ -258,14 +258,15 @@ def _indexed(k, *args):
     return k, _columns_task(*args)
 
 
-def auto_jobs(n: int, n_columns: int, criteria: Sequence[str] = ()) -> int:
+def auto_jobs(n: int, n_columns: int, heavy_refits: bool = False) -> int:
     """Workers for the σ columns: all cores (one per column at most) when the columns are heavy
-    enough to repay starting worker processes, n ≥ 300 or leave-one-out refits from n ≥ 100.
+    enough to repay starting worker processes, n ≥ 300, or from n ≥ 100 with a criterion whose
+    refits are heavy (``Criterion.heavy``: exact leave-one-out).
 
     Measured on a 2-core machine (bench/path_vs_pointwise.py, paper grid): n = 200 takes ~0.8 s
     in one process; n = 500 takes ~3 s in one process and ~2 s on two workers.
     """
-    heavy = n >= 300 or ("loo" in criteria and n >= 100)
+    heavy = n >= 300 or (heavy_refits and n >= 100)
     return clamp_jobs(0, n_columns) if heavy else 1
 
 
@@ -290,10 +291,11 @@ def run_grid(spec: RunSpec, data: Dataset, test: Dataset | None = None, *,
     spec = resolve(spec, data)
     _check_size(spec, data)
     weights = spec.weights(data.y)
-    sqdist = squared_distances(data.X)
+    sqdist = KERNELS[spec.kernel].distances(data.X)
     lam_ax, sig_ax = spec.grid.log2_nlambda, spec.grid.log2_sigma
     if not n_jobs:
-        n_jobs = auto_jobs(data.n, sig_ax.count, spec.criteria)
+        heavy = any(spec.family.criterion(c).heavy for c in spec.criteria)
+        n_jobs = auto_jobs(data.n, sig_ax.count, heavy)
     tasks = [(float(ls), lam_ax.values()) for ls in sig_ax.values()]
     if progress:
         progress(0, len(tasks))
@@ -317,14 +319,14 @@ def _tidy(rows: list[dict], spec: RunSpec) -> pd.DataFrame:
     fam = spec.family
     table = pd.DataFrame(rows)
     crit = fam.result_columns(spec.criteria)
-    extra = [c for c in getattr(fam, "holdout_columns", lambda: ())() if c in table.columns]
+    extra = [c for c in fam.holdout_columns if c in table.columns]
     diag = fam.diagnostic_columns()
     cols = BASE_COLUMNS + crit + extra + diag + ["seconds"]
     for c in cols:
         if c not in table.columns:
             table[c] = np.nan
     table = table.sort_values(["log2_sigma", "log2_nlambda"], kind="stable").reset_index(drop=True)
-    if hasattr(fam, "unusable"):
+    if "flagged" in cols:
         table["flagged"] = fam.unusable(table)
     return table[cols + [c for c in table.columns if c not in cols]]
 
@@ -332,7 +334,7 @@ def _tidy(rows: list[dict], spec: RunSpec) -> pd.DataFrame:
 def edge_warnings(res: GridResult) -> list[str]:
     """One line per criterion whose pick sits on an edge of the grid."""
     out = []
-    exempt = getattr(res.family, "edge_exempt", ())
+    exempt = res.family.edge_exempt
     for c in res.columns:
         if c in exempt:
             continue
@@ -345,7 +347,7 @@ def edge_warnings(res: GridResult) -> list[str]:
 
 def _extend(spec, data, test, weights, sqdist, rows, n_jobs, progress, cancel, notes):
     """Grow the axes in their own step until no pick is on an edge that can still move."""
-    exempt = set(getattr(spec.family, "edge_exempt", ()))
+    exempt = set(spec.family.edge_exempt)
     for _ in range(200):
         res = GridResult(_tidy(rows, spec), spec, 0.0, weights)
         edges = set()

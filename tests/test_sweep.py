@@ -135,7 +135,7 @@ def test_auto_jobs_parallel_only_when_it_pays(monkeypatch):
     assert auto_jobs(200, 13) == 1                      # ~0.8 s in one process
     assert auto_jobs(500, 13) == 4
     assert auto_jobs(500, 3) == 3                       # at most one worker per column
-    assert auto_jobs(100, 13, ["gacv", "loo"]) == 4     # refits make every column heavy
-    assert auto_jobs(100, 13, ["gacv", "cv"]) == 1
+    assert auto_jobs(100, 13, True) == 4     # heavy refits (LOO) make every column heavy
+    assert auto_jobs(100, 13, False) == 1
     monkeypatch.setattr("os.cpu_count", lambda: None)
     assert auto_jobs(5000, 13) == 1

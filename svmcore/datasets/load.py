@@ -8,14 +8,14 @@ import numpy as np
 from numbers import Integral, Real
 
 from .._validation import SVMCoreError
-from ..spec import DATA_CONSTRAINTS, MAX_ROWS, SEED, DataSpec, Interval
+from ..spec import DATA_PARAMS, MAX_ROWS, MAX_TEST_ROWS, SEED, DataSpec, Interval
 from .base import Dataset
 from .simulations import SIMULATIONS, make_simulation
 
 #: largest CSV file read (bytes): checked before reading
 MAX_CSV_BYTES = 50 * 2**20
 #: smallest and largest fresh test sample drawn from a simulation
-MIN_TEST_ROWS, MAX_TEST_ROWS = 10, 200_000
+MIN_TEST_ROWS = 10
 
 
 def stratified_split(y: np.ndarray, test_fraction: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -131,7 +131,7 @@ def sample_and_test(*, dataset: str | None, path: str | None, label: str | None,
 
     if bool(dataset) == bool(path):
         raise SVMCoreError("give exactly one of --dataset NAME or --data FILE.csv --label COL")
-    n = DATA_CONSTRAINTS["n"].check("n", n)
+    n = next(p for p in DATA_PARAMS if p.name == "n").check(n)
     seed = SEED.check("seed", seed)
     if dataset in SIMULATIONS:
         test_n = Interval(Integral, MIN_TEST_ROWS, MAX_TEST_ROWS).check("test_n", test_n)
@@ -144,3 +144,14 @@ def sample_and_test(*, dataset: str | None, path: str | None, label: str | None,
         full = load_csv(path, label=label, positive=positive, max_rows=MAX_ROWS)
     return holdout_split(full, test_fraction, seed)
 
+
+
+def load_run_data(ds: DataSpec) -> tuple[Dataset, Dataset]:
+    """(train, test) of a single-run family (COSSO, USVC) from a validated DataSpec: a simulation
+    and a fresh sample of ``test_n`` points (seed + 1), or real data split by ``test_fraction``."""
+    if ds.source not in ("simulation", "bundled", "csv"):
+        raise SVMCoreError(f"data source {ds.source!r} cannot be loaded from a spec")
+    return sample_and_test(dataset=None if ds.source == "csv" else ds.name,
+                           path=ds.path if ds.source == "csv" else None, label=ds.label,
+                           positive=ds.positive, n=ds.n, seed=ds.seed, test_n=ds.test_n,
+                           test_fraction=ds.test_fraction)

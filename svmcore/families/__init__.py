@@ -7,7 +7,8 @@
 | ``cosso`` | COSSO SVM variable selection (SS-ANOVA) | Zhang (2006) |
 | ``usvc`` | unbiased SVC by iterated reweighted least squares | Navia-Vázquez et al. (2004) |
 
-A new family: a subpackage with a ``family.py`` defining ``FAMILY`` and one line in ``FAMILIES``.
+A new family: a subpackage with a ``family.py`` defining ``FAMILY`` (a ``base.ModelFamily``, whose
+contract is checked on load) and one line in ``FAMILIES``.
 Families are imported on first use, so a broken or slow one does not slow the others.
 """
 from __future__ import annotations
@@ -32,5 +33,13 @@ def get_family(name: str):
     if name not in FAMILIES:
         raise SVMCoreError(f"unknown model {name!r}; choose from {', '.join(FAMILIES)}")
     if name not in _LOADED:
-        _LOADED[name] = import_module(FAMILIES[name]).FAMILY
+        from .base import check_family
+        family = import_module(FAMILIES[name]).FAMILY
+        check_family(family)
+        _LOADED[name] = family
     return _LOADED[name]
+
+
+def all_families() -> list:
+    """Every registered family, in registry order."""
+    return [get_family(name) for name in FAMILIES]

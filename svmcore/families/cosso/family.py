@@ -14,7 +14,10 @@ from numbers import Integral, Real
 import numpy as np
 
 from ..._validation import SVMCoreError, check_labels
+from ...params import Boolean, OneOf, Param
 from ...spec import MAX_ROWS, Interval, Options
+from ..base import Criterion, ModelFamily, Output
+from ..common import COSTS, CV_FOLDS, CV_SEED
 from ...weights import ClassWeights, standard_weights
 from ..svm.criteria import brmisclass_values, gckl_values
 from .fit import DEFAULT_THRESHOLD, CossoFit, to_fit
@@ -131,26 +134,51 @@ def payload(res: CossoResult, data=None, test=None) -> dict:
     return out
 
 
-class CossoFamily:
+PARAMS = COSTS + (
+    CV_FOLDS, CV_SEED,
+    Param("interactions", Boolean(), False, "interactions", "add all two-way interactions",
+          widget="checkbox"),
+    Param("tune", OneOf((None, Options(("gckl", "cv", "gacv")))), None, "tuning rule",
+          "rule for λ0 and M (none: gckl for simulations, else cv)", widget="select"),
+    Param("n_M", Interval(Integral, 2, 200), 20, "M values", "size of the M grid", cli_flag="--n-m",
+          widget="int"),
+    Param("rounds", Interval(Integral, 1, 50), 1, "LP rounds", "most LP steps per M", widget="int"),
+    Param("threshold", Interval(Real, 0.0, 1.0), DEFAULT_THRESHOLD, "θ threshold",
+          "θ_α above which a component is selected"),
+    Param("solver", Options(("cvxopt", "libsvm")), "cvxopt", "solver", "the SVM step's dual solver",
+          widget="select"),
+)
+
+CRITERIA = (
+    Criterion("gckl", "GCKL", "GCKL at the training points (Zhang 2006, §4); needs the true p",
+              needs="truth", outputs=(Output("gckl", "GCKL", "#DDAA33", "longdashdot", "hexagon"),)),
+    Criterion("cv_hinge", "CV hinge", "5-fold cross-validated hinge loss (Zhang 2006, §4)",
+              needs="refits", outputs=(Output("cv_hinge", "5-fold CV hinge", "#44AA99", "4px,4px",
+                                              "star-diamond"),)),
+    Criterion("gacv", "GACV", "GACV of the refit step (Zhang 2006, §4)", target="gckl",
+              outputs=(Output("gacv", "GACV (refit step)", "#009E73", "solid", "diamond"),)),
+)
+
+#: Zhang (2006) Tables 1–4: (EMR, model size) by (simulation, n)
+PAPER = {("zhang_additive", 250): (0.234, 5.07), ("zhang_additive", 500): (0.225, 4.46),
+         ("zhang_interaction", 300): (0.198, 4.56), ("zhang_interaction", 500): (0.182, 3.56)}
+
+
+class CossoFamily(ModelFamily):
     """COSSO SVM (Zhang 2006): hinge loss + Σ_α ‖P^α f‖ over SS-ANOVA components."""
 
     name = "cosso"
     title = "Variable selection (COSSO SVM, SS-ANOVA)"
-    criteria = ("gckl", "cv_hinge", "gacv")
-    targets = ("gckl",)
-    option_constraints = {
-        "interactions": Options((True, False)),
-        "tune": Options(("gckl", "cv", "gacv")),
-        "n_M": Interval(Integral, 2, 200),
-        "rounds": Interval(Integral, 1, 50),
-        "threshold": Interval(Real, 0.0, 1.0),
-    }
+    params = PARAMS
+    criteria = CRITERIA
+    kernels = ("ssanova",)
+    sweeps_grid = False
+    single_run = True
+    #: Zhang (2006): a fresh test sample of 10,000 points, or 2/3–1/3 splits of real data
+    run_defaults = {"test_n": 10_000, "test_fraction": 1 / 3}
 
     def default_criteria(self, has_truth: bool) -> tuple[str, ...]:
         return ("gckl", "gacv") if has_truth else ("cv_hinge", "gacv")
-
-    def result_columns(self, criteria) -> list[str]:
-        return list(criteria)
 
     def diagnostic_columns(self) -> list[str]:
         return ["rounds", "model_size"]
@@ -170,13 +198,10 @@ class CossoFamily:
             raise SVMCoreError(f"cv_folds must be between 2 and the size of the smaller class "
                                f"({min(n_pos, n_neg)}), got {cv_folds}")
 
-    def column(self, col):
-        raise SVMCoreError("COSSO tunes M, not (λ, σ): use `svmcore cosso`")
-
     def fit(self, spec, data) -> CossoResult:
         """The tuned fit for a validated RunSpec (options, costs and priors, CV settings)."""
         self.check(spec, data.n, int(np.sum(data.y > 0)), int(np.sum(data.y < 0)))
-        solver = spec.solver if spec.solver in ("cvxopt", "libsvm") else "cvxopt"
+        solver = spec.solver
         return fit_cosso(data.X, data.y, p=data.p, interactions=bool(spec.option("interactions", False)),
                          tune=spec.option("tune"), n_M=int(spec.option("n_M", 20)),
                          rounds=int(spec.option("rounds", 1)),
@@ -191,6 +216,19 @@ class CossoFamily:
     def run(self, spec, data, test=None) -> dict:
         """Fit, tune and summarise: the payload of :func:`payload`."""
         return payload(self.fit(spec, data), data, test)
+
+    def study_row(self, spec, data, test) -> dict:
+        """One replicate of Zhang's Tables 1–4: EMR (test error on the fresh sample), the expected
+        error given the true p, model size and the tuned M."""
+        res = self.fit(spec, data)
+        sc = test_scores(res.model, test)
+        return {"test_error": sc["test_error"], "test_misclass": sc.get("test_misclass", np.nan),
+                "model_size": float(len(res.model.selected)), "M": float(res.M_grid[res.k])}
+
+    def paper_figures(self, spec) -> dict:
+        """The paper's figures for this setting, by study-row name (empty when none)."""
+        emr, size = PAPER.get((spec.data.name, spec.data.n), (None, None))
+        return {} if emr is None else {"test_error": emr, "model_size": size}
 
 
 FAMILY = CossoFamily()

@@ -1,36 +1,11 @@
-"""Command-line pieces of the soft classification family (``--model logistic``).
-
-``add_sweep_options`` adds the family's options to a sweep parser, ``sweep_options`` turns the
-parsed arguments into ``RunSpec.options``, and ``fit_payload`` is the JSON of ``svmcore fit``.
-"""
+"""The JSON of ``svmcore fit --model logistic`` (the family's options come from its table)."""
 from __future__ import annotations
-
-import argparse
 
 import numpy as np
 
 from .criteria import ckl, draw_deltas, gacv, obs, rangacv
-from .family import DEFAULT_REPS, DEFAULT_SEED, FAMILY, options_of
+from .family import FAMILY, options_of
 from .newton import to01
-
-
-def add_sweep_options(parser: argparse.ArgumentParser) -> None:
-    """``--rangacv-reps`` and ``--rangacv-seed`` (ranGACV paper, eq 10, R-replicated)."""
-    g = parser.add_argument_group("soft classification (--model logistic)")
-    g.add_argument("--rangacv-reps", type=int, default=None, metavar="R",
-                   help=f"replicate perturbations δ of ranGACV (1-1000, default {DEFAULT_REPS})")
-    g.add_argument("--rangacv-seed", type=int, default=None, metavar="S",
-                   help=f"seed of ranGACV's δ draws (default {DEFAULT_SEED})")
-
-
-def sweep_options(args: argparse.Namespace) -> dict:
-    """RunSpec.options from the parsed arguments (only those given; validated by the spec)."""
-    out = {}
-    for name in ("rangacv_reps", "rangacv_seed"):
-        v = getattr(args, name, None)
-        if v is not None:
-            out[name] = v
-    return out
 
 
 def fit_payload(spec, data, log2_nlambda: float, log2_sigma: float) -> dict:

@@ -16,16 +16,18 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from numbers import Integral
-from typing import Sequence
 
 import numpy as np
 from scipy.special import expit
 
 from ..._validation import SVMCoreError
-from ...kernels import gaussian_gram
+from ...kernels import Kernel
+from ...params import Param
 from ...spec import MAX_ROWS, MAX_SEED, Interval
-from .criteria import (ALL_CRITERIA, HOLDOUT_COLUMNS, IN_SAMPLE, TARGETS, cv_deviance_values,
-                       deviance, draw_deltas, in_sample_criteria, kfold_decision_values)
+from ..base import Criterion, ModelFamily, Output
+from ..common import CV_FOLDS, CV_SEED
+from .criteria import (HOLDOUT_COLUMNS, IN_SAMPLE, TARGETS, cv_deviance_values, deviance, draw_deltas,
+                       in_sample_criteria, kfold_decision_values)
 from .newton import KernelBasis, LogisticSolution, iter_path, newton_logistic, to01
 
 DEFAULT_REPS = 5
@@ -45,10 +47,12 @@ class LogisticFit:
     b: float
     c: np.ndarray
     solution: LogisticSolution
+    kernel: str = "gaussian"
 
     def decision_function(self, X) -> np.ndarray:
         """f(x), the fitted logit of P(A | x)."""
-        return self.b + gaussian_gram(np.asarray(X, float), self.X_train, self.sigma) @ self.c
+        K = Kernel(self.kernel, sigma=self.sigma).gram(np.asarray(X, float), self.X_train)
+        return self.b + K @ self.c
 
     def predict_proba(self, X) -> np.ndarray:
         """p̂(x) = P̂(A | x), a 1-D array (class A = +1)."""
@@ -65,29 +69,53 @@ def options_of(spec) -> tuple[int, int]:
             int(spec.option("rangacv_seed", DEFAULT_SEED)))
 
 
-class LogisticFamily:
-    """Penalized likelihood with the Gaussian kernel; GACV and ranGACV estimate CKL."""
+def _out(name, label, colour, dash, symbol, **kw):
+    return (Output(name, label, colour, dash, symbol, **kw),)
+
+
+#: the soft classifier's criteria; the column computes them from each Newton solution
+#: (``criteria.in_sample_criteria``, ``cv_deviance_values``), so ``fn`` is None here
+CRITERIA = (
+    Criterion("obs", "OBS", "OBS: the observed deviance (ranGACV paper, eq 2); it always falls as "
+              "λ → 0", outputs=_out("obs", "OBS", "#8C564B", "2px,3px", "pentagon")),
+    Criterion("gacv", "GACV", "GACV for penalized likelihood (ranGACV paper, eq 5), an estimate of "
+              "CKL", target="ckl", outputs=_out("gacv", "GACV", "#009E73", "solid", "diamond")),
+    Criterion("rangacv", "ranGACV", "randomized GACV: the trace term from R perturbations "
+              "(ranGACV paper, eq 10)", target="ckl",
+              outputs=_out("rangacv", "ranGACV", "#332288", "dash", "triangle-up")),
+    Criterion("ckl", "CKL", "CKL: the target, comparative Kullback–Leibler distance (ranGACV paper, "
+              "eq 3); needs the true p", needs="truth",
+              outputs=_out("ckl", "CKL", "#DDAA33", "longdashdot", "hexagon")),
+    Criterion("cv_deviance", "CV deviance", "k-fold cross-validated deviance", needs="refits",
+              outputs=_out("cv_deviance", "CV deviance", "#44AA99", "4px,4px", "star-diamond")),
+)
+
+PARAMS = (
+    CV_FOLDS, CV_SEED,
+    Param("rangacv_reps", Interval(Integral, 1, 1000), DEFAULT_REPS, "ranGACV R",
+          "replicate perturbations δ of ranGACV (ranGACV paper, eq 10)", widget="int"),
+    Param("rangacv_seed", Interval(Integral, 0, MAX_SEED), DEFAULT_SEED, "ranGACV seed",
+          "seed of ranGACV's δ draws", widget="int"),
+)
+
+
+class LogisticFamily(ModelFamily):
+    """Penalized likelihood with a kernel of width σ; GACV and ranGACV estimate CKL."""
 
     name = "logistic"
     title = "Soft classification (penalized likelihood)"
-    criteria = ALL_CRITERIA
-    targets = TARGETS
+    params = PARAMS
+    criteria = CRITERIA
+    kernels = ("gaussian", "laplacian")
     #: the in-sample deviance always falls as λ → 0: its pick may sit on an edge without growing the grid
     edge_exempt = ("obs",)
-    option_constraints = {"rangacv_reps": Interval(Integral, 1, 1000),
-                          "rangacv_seed": Interval(Integral, 0, MAX_SEED)}
+    holdout_columns = HOLDOUT_COLUMNS
 
     def default_criteria(self, has_truth: bool) -> tuple[str, ...]:
         return IN_SAMPLE + (TARGETS if has_truth else ())
 
-    def result_columns(self, criteria: Sequence[str]) -> list[str]:
-        return [c for c in criteria]
-
     def diagnostic_columns(self) -> list[str]:
         return ["iterations", "converged", "fit_error", "note"]
-
-    def holdout_columns(self) -> tuple[str, ...]:
-        return HOLDOUT_COLUMNS
 
     def target_for(self, spec) -> str | None:
         """CKL, the comparative Kullback–Leibler distance (ranGACV paper, eq 3)."""
@@ -109,7 +137,8 @@ class LogisticFamily:
         reps, seed = options_of(spec)
         deltas = draw_deltas(data.n, reps, seed) if "rangacv" in spec.criteria else None
         insample = [c for c in spec.criteria if c != "cv_deviance"]
-        K_test = None if col.test is None else gaussian_gram(col.test.X, data.X, col.sigma)
+        kernel = Kernel(spec.kernel, sigma=col.sigma)
+        K_test = None if col.test is None else kernel.gram(col.test.X, data.X)
         rows: list = [None] * len(col.lambdas)
         try:
             path = iter_path(KernelBasis.from_gram(col.K), y01, col.lambdas)
@@ -141,18 +170,22 @@ class LogisticFamily:
             row["fit_error"] = f"{type(exc).__name__}: {exc}"
         return row
 
+    def fit_payload(self, spec, data, log2_nlambda: float, log2_sigma: float) -> dict:
+        from .cli import fit_payload
+        return fit_payload(spec, data, log2_nlambda, log2_sigma)
+
     def fit_at(self, spec, data, log2_nlambda: float, log2_sigma: float) -> LogisticFit:
         """The soft classifier at one grid point (a cold-started Newton fit)."""
         return fit_logistic(data.X, data.y, 2.0 ** float(log2_nlambda) / data.n,
-                            2.0 ** float(log2_sigma))
+                            2.0 ** float(log2_sigma), spec.kernel)
 
 
-def fit_logistic(X, y, lam: float, sigma: float) -> LogisticFit:
-    """Fit at one λ and σ (Gaussian kernel); ``y`` is ±1 (class A = +1)."""
+def fit_logistic(X, y, lam: float, sigma: float, kernel: str = "gaussian") -> LogisticFit:
+    """Fit at one λ and σ; ``y`` is ±1 (class A = +1)."""
     X = np.asarray(X, float)
-    basis = KernelBasis.from_gram(gaussian_gram(X, sigma=sigma))
+    basis = KernelBasis.from_gram(Kernel(kernel, sigma=sigma).gram(X))
     sol = newton_logistic(basis, to01(y), lam)
-    return LogisticFit(X, float(sigma), float(lam), sol.b, sol.c, sol)
+    return LogisticFit(X, float(sigma), float(lam), sol.b, sol.c, sol, kernel)
 
 
 FAMILY = LogisticFamily()

@@ -9,16 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..base import Criterion, Output
 from .fit import SVMFit
 from .solvers._common import BOUND_RTOL
 
-#: criteria computable from one fit, in display order
-IN_SAMPLE = ("obs", "gacv", "xa", "brxa", "sure")
-#: targets, known only with the true P(A|x)
-TARGETS = ("gckl", "misclass", "brmisclass")
-#: resampling criteria and the columns they produce
-RESAMPLING = {"cv": ("cv_hinge", "cv_error"), "loo": ("loo_hinge", "loo_error")}
-ALL_CRITERIA = IN_SAMPLE + TARGETS + tuple(RESAMPLING)
 
 
 def star(tau) -> np.ndarray:
@@ -126,23 +120,27 @@ def holdout_scores(fit: SVMFit, X_test, y_test) -> dict:
             "test_cost_error": brmisclass_values(f, p01, w.L_pos, w.L_neg)}
 
 
-def in_sample_criteria(fit: SVMFit, names, p=None, xa_rho: float = 2.0) -> dict:
-    """Every requested in-sample criterion and target of one fit, by name."""
+def in_sample_criteria(fit: SVMFit, names, p=None, xa_rho: float = 2.0, spec=None,
+                       registry=None) -> dict:
+    """Every requested criterion of one fit that its registry entry computes from the fit alone
+    (needs "fit" or "truth"), by name. ``registry``: {name: Criterion}, default the SVM's."""
+    from ..base import FitContext
+
+    ctx = FitContext(p=p, spec=spec if spec is not None else _Rho(xa_rho))
+    registry = CRITERION if registry is None else registry
     out = {}
     for name in names:
-        if name == "obs":
-            out[name] = obs(fit)
-        elif name == "gacv":
-            out[name] = gacv(fit)
-        elif name == "xa":
-            out[name] = xa(fit, xa_rho)
-        elif name == "brxa":
-            out[name] = brxa(fit)
-        elif name == "sure":
-            out[name] = sure(fit)
-        elif name in TARGETS:
-            out[name] = {"gckl": gckl, "misclass": misclass, "brmisclass": brmisclass}[name](fit, p)
+        c = registry[name]
+        if c.fn is not None and c.needs in ("fit", "truth"):
+            out[name] = c.fn(fit, ctx)
     return out
+
+
+class _Rho:
+    """A stand-in spec with only ρ, for callers without a RunSpec."""
+
+    def __init__(self, xa_rho: float):
+        self.xa_rho = xa_rho
 
 
 def target_for(weights) -> str:
@@ -168,3 +166,60 @@ def inefficiency(table, criterion: str, target: str) -> tuple[float, float, floa
     first = int(np.flatnonzero(tied)[0])
     vals = tgt[tied] / tmin
     return (float(tgt[first] / tmin), float(vals.min()), float(vals.max()))
+
+
+# ------------------------------------------------------------------ the registry
+def _one(name, label, colour, dash, symbol, **kw) -> tuple[Output, ...]:
+    return (Output(name, label, colour, dash, symbol, **kw),)
+
+
+#: the SVM's criteria and targets, in display order: one entry each (``svmcore.families.base``)
+CRITERIA: tuple[Criterion, ...] = (
+    Criterion("obs", "OBS", "OBS: the observed weighted hinge loss (Wahba et al. 2001, eq 1.13); "
+              "it always falls as λ → 0", lambda fit, ctx: obs(fit),
+              outputs=_one("obs", "OBS", "#8C564B", "2px,3px", "pentagon")),
+    Criterion("gacv", "GACV", "GACV: generalized approximate cross validation (eqs 1.19, 1.26), "
+              "an estimate of GCKL", lambda fit, ctx: gacv(fit), target="gckl",
+              outputs=_one("gacv", "GACV", "#009E73", "solid", "diamond", scale="log")),
+    Criterion("xa", "XA", "XA: Joachims' ξα leave-one-out count (eq 1.21), with ρ as set",
+              lambda fit, ctx: xa(fit, ctx.spec.xa_rho), target="misclass",
+              outputs=_one("xa", "XA", "#AA4499", "dash", "triangle-up", is_count=True)),
+    Criterion("brxa", "BRXA", "BRXA: the Bayes-risk ξα for unequal costs and priors (eq 1.28)",
+              lambda fit, ctx: brxa(fit), target="brmisclass",
+              outputs=_one("brxa", "BRXA", "#CC79A7", "longdash", "triangle-down", is_count=True)),
+    Criterion("sure", "SURE", "SURE: Solo's Stein unbiased risk estimate (Solo, eqs 3.2–3.4)",
+              lambda fit, ctx: sure(fit), target="gckl",
+              outputs=_one("sure", "SURE", "#56B4E9", "dashdot", "square", scale="log")),
+    Criterion("gckl", "GCKL", "GCKL: the target, generalized comparative Kullback–Leibler "
+              "(eq 1.27); needs the true p", lambda fit, ctx: gckl(fit, ctx.p), needs="truth",
+              outputs=_one("gckl", "GCKL", "#DDAA33", "longdashdot", "hexagon")),
+    Criterion("misclass", "MISCLASS", "MISCLASS: expected misclassification (eq 1.20); needs the "
+              "true p", lambda fit, ctx: misclass(fit, ctx.p), needs="truth",
+              outputs=_one("misclass", "MISCLASS", "#117733", "6px,3px,2px,3px,2px,3px", "cross")),
+    Criterion("brmisclass", "BRMISCLASS", "BRMISCLASS: cost-weighted misclassification (eq 1.29); "
+              "needs the true p", lambda fit, ctx: brmisclass(fit, ctx.p), needs="truth",
+              outputs=_one("brmisclass", "BRMISCLASS", "#999933", "12px,3px,3px,3px", "x")),
+    Criterion("cv", "CV", "k-fold cross validation: held-out hinge loss and error", needs="refits",
+              outputs=(Output("cv_hinge", "CV hinge", "#44AA99", "4px,4px", "star-diamond"),
+                       Output("cv_error", "CV error", "#005F5F", "10px,2px", "hourglass"))),
+    Criterion("loo", "LOO", "exact leave-one-out: hinge loss and error (one refit per support "
+              "vector; expensive)", needs="refits", heavy=True,
+              outputs=(Output("loo_hinge", "LOO hinge", "#882255", "2px,6px", "bowtie"),
+                       Output("loo_error", "LOO error", "#6A3D9A", "14px,4px,2px,4px",
+                              "triangle-left"))),
+)
+CRITERION = {c.name: c for c in CRITERIA}
+
+#: held-out scores (a test set), drawn like criteria but never requested
+HOLDOUT_OUTPUTS = (Output("test_hinge", "test hinge", "#7F7F7F", "8px,8px", "triangle-right"),
+                   Output("test_error", "test error", "#3B3B3B", "3px,3px,9px,3px", "star-square"),
+                   Output("test_cost_error", "test cost error", "#A6761D", "1px,3px,6px,3px",
+                          "diamond-wide"))
+
+#: criteria computable from one fit, in display order (derived from the registry)
+IN_SAMPLE = tuple(c.name for c in CRITERIA if c.needs == "fit")
+#: targets, known only with the true P(A|x)
+TARGETS = tuple(c.name for c in CRITERIA if c.needs == "truth")
+#: resampling criteria and the columns they produce
+RESAMPLING = {c.name: c.columns for c in CRITERIA if c.needs == "refits"}
+ALL_CRITERIA = tuple(CRITERION)

@@ -7,48 +7,55 @@ criteria refit along λ (``resampling.py``). See ``docs/svm.md``.
 from __future__ import annotations
 
 import time
-from typing import Sequence
 
 import numpy as np
 
+from numbers import Real
+
 from ..._validation import SVMCoreError
 from ...kernels import Kernel, kernel_radius
+from ...params import Interval, Options, Param
 from ...spec import LOO_MAX_ROWS, MAX_ROWS
-from .criteria import (ALL_CRITERIA, IN_SAMPLE, RESAMPLING, TARGETS, at_upper_bound, holdout_scores,
+from ..base import ModelFamily
+from ..common import COSTS, CV_FOLDS, CV_SEED
+from .criteria import (CRITERIA, HOLDOUT_OUTPUTS, IN_SAMPLE, TARGETS, at_upper_bound, holdout_scores,
                        in_sample_criteria)
 from .fit import SVMFit, choose_solver, fit_svm, make_fit, solve_lambdas
 from .resampling import hinge_and_error, kfold_decision_values, loo_decision_values
 
-HOLDOUT_COLUMNS = ("test_hinge", "test_error", "test_cost_error")
+HOLDOUT_COLUMNS = tuple(o.name for o in HOLDOUT_OUTPUTS)
+
+#: the SVM's parameters (the generic data, grid and kernel tables are in ``svmcore.spec``)
+PARAMS = COSTS + (
+    Param("xa_rho", Interval(Real, 0.0, 10.0, "right"), 2.0, "ρ of XA",
+          "ρ of Joachims' ξα (eq 1.21): 2 bounds the leave-one-out count, 1 is SVMlight's",
+          aliases=("rho",), step=0.1),
+    CV_FOLDS, CV_SEED,
+    Param("solver", Options(("auto", "path", "cvxopt", "libsvm")), "auto", "solver",
+          "the dual solver (auto: the exact λ-path)", widget="select"),
+)
 
 
-class SVMFamily:
+class SVMFamily(ModelFamily):
     """Weighted SVM, f = b + h minimising (1/n) Σ L(y_i)(1 − y_i f_i)_+ + λ‖h‖² (eq 1.25)."""
 
     name = "svm"
     title = "Support vector machine (hinge loss)"
-    criteria = ALL_CRITERIA
-    targets = TARGETS
-    option_constraints: dict = {}
+    params = PARAMS
+    criteria = CRITERIA
+    kernels = ("gaussian", "laplacian", "linear")
     #: KKT residual above which a fit is flagged and left out of minimizer selection
     kkt_flag = 1e-5
     #: criteria whose pick may sit on an edge without growing the grid (OBS always falls as λ → 0)
     edge_exempt = ("obs",)
+    holdout_columns = HOLDOUT_COLUMNS
+    info_columns = ("n_sv", "train_error")
 
     def default_criteria(self, has_truth: bool) -> tuple[str, ...]:
         return IN_SAMPLE + (TARGETS if has_truth else ())
 
-    def result_columns(self, criteria: Sequence[str]) -> list[str]:
-        cols = ["n_sv", "train_error"]
-        for c in criteria:
-            cols.extend(RESAMPLING.get(c, (c,)))
-        return cols
-
     def diagnostic_columns(self) -> list[str]:
         return ["solver", "kkt_residual", "flagged", "fit_error"]
-
-    def holdout_columns(self) -> tuple[str, ...]:
-        return HOLDOUT_COLUMNS
 
     def unusable(self, table) -> np.ndarray:
         """Rows whose fit is not trusted: KKT residual above ``kkt_flag`` (flagged in the panels,
@@ -94,11 +101,12 @@ class SVMFamily:
         upper = col.weights.upper_bounds(y)
         solver = choose_solver(spec.solver, data.n)
         K_diag, R = np.diag(K).copy(), kernel_radius(K)
-        kernel = Kernel("gaussian", sigma=col.sigma)
+        kernel = Kernel(spec.kernel, sigma=col.sigma)
         t0 = time.perf_counter()
         lams = list(col.lambdas)
         sols = solve_lambdas(K, y, upper, lams, solver)
-        insample = [c for c in spec.criteria if c not in RESAMPLING]
+        registry = {c.name: c for c in self.criteria}
+        insample = [c for c in spec.criteria if registry[c].needs in ("fit", "truth")]
         rows = []
         for k, sol in enumerate(sols):
             row = col.base_row(k)
@@ -113,7 +121,7 @@ class SVMFamily:
             if "sure" in insample:
                 row["sure_degenerate"] = not bool(np.any(at_upper_bound(fit)))
             try:
-                row.update(in_sample_criteria(fit, insample, data.p, spec.xa_rho))
+                row.update(in_sample_criteria(fit, insample, data.p, spec=spec, registry=registry))
                 if col.test is not None:
                     row.update(holdout_scores(fit, col.test.X, col.test.y))
             except Exception as exc:  # one bad point must not stop the column
@@ -140,10 +148,10 @@ class SVMFamily:
         """JSON for ``svmcore fit``: the fit at one grid point and its in-sample criteria."""
         lam, sigma = 2.0 ** log2_nlambda / data.n, 2.0 ** log2_sigma
         weights = spec.weights(data.y)
-        fit = fit_svm(data.X, data.y, lam, Kernel("gaussian", sigma=sigma), weights, spec.solver)
-        crit = in_sample_criteria(fit, self.default_criteria(data.has_truth), data.p, spec.xa_rho)
+        fit = fit_svm(data.X, data.y, lam, Kernel(spec.kernel, sigma=sigma), weights, spec.solver)
+        crit = in_sample_criteria(fit, self.default_criteria(data.has_truth), data.p, spec=spec)
         return {"model": self.name, "log2_nlambda": log2_nlambda, "log2_sigma": log2_sigma,
-                "lambda": lam, "sigma": sigma, "b": fit.b, "alpha": fit.alpha.tolist(),
+                "lambda": lam, "sigma": sigma, "kernel": spec.kernel, "b": fit.b, "alpha": fit.alpha.tolist(),
                 "f": fit.f.tolist(), "criteria": crit, "n_sv": fit.n_sv,
                 "weights": weights.as_dict(), "solver": fit.solver,
                 "kkt_residual": fit.kkt_residual}
@@ -151,7 +159,7 @@ class SVMFamily:
     def fit_at(self, spec, data, log2_nlambda: float, log2_sigma: float) -> SVMFit:
         """The SVM at one grid point; the pointwise QP, else the automatic solver."""
         lam = 2.0 ** float(log2_nlambda) / data.n
-        kernel = Kernel("gaussian", sigma=2.0 ** float(log2_sigma))
+        kernel = Kernel(spec.kernel, sigma=2.0 ** float(log2_sigma))
         weights = spec.weights(data.y)
         try:
             return fit_svm(data.X, data.y, lam, kernel, weights, solver="cvxopt")
