@@ -203,6 +203,7 @@ class ModelFamily(ABC):
 
     def check(self, spec: "RunSpec", n: int, n_pos: int, n_neg: int) -> None:
         """Family rules that need the data's size; raise ``SVMCoreError`` naming the problem."""
+        return None
 
     def column(self, col: Column) -> list[dict]:
         """Fit along λ for one σ column (``sweeps_grid``): one row per λ, in order, never raising
