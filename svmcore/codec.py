@@ -131,7 +131,7 @@ def decode_query(query: Mapping[str, Any], extra: Sequence[Param] = (),
     model = q.get("model", "svm")
     from .families import FAMILIES
     if model not in FAMILIES:
-        problems.append(f"link key model: unknown model {model!r}; choose from {', '.join(FAMILIES)}")
+        problems.append(f"link key 'model': unknown model {model!r}; choose from {', '.join(FAMILIES)}")
         q.pop("model")
         model = "svm"
     by_key = {}

@@ -71,6 +71,9 @@ class Interval:
     def invalid(self):
         return (self.high + 1) if self.high is not None else (self.low - 1 if self.low is not None else "x")
 
+    def invalid_text(self) -> str:
+        return "not-a-number"
+
 
 @dataclass(frozen=True)
 class Options:
@@ -95,6 +98,9 @@ class Options:
     def invalid(self):
         return "__not_an_option__"
 
+    def invalid_text(self) -> str:
+        return "__not_an_option__"
+
 
 @dataclass(frozen=True)
 class Boolean:
@@ -115,6 +121,9 @@ class Boolean:
         return "true or false"
 
     def invalid(self):
+        return "maybe"
+
+    def invalid_text(self) -> str:
         return "maybe"
 
 
@@ -144,6 +153,9 @@ class Text:
     def invalid(self):
         return 12345 if self.pattern is None else "\x00?"
 
+    def invalid_text(self) -> str:
+        return "x" * (self.max_len + 1)
+
 
 @dataclass(frozen=True)
 class ListOf:
@@ -167,6 +179,8 @@ class ListOf:
 
     def parse(self, name: str, text: str) -> tuple:
         parts = [p.strip() for p in str(text).split(",") if p.strip()]
+        if not parts and str(text).strip():
+            raise SVMCoreError(f"{name} is empty; give a comma list of: {self.item.describe()}")
         return self.check(name, tuple(self.item.parse(name, p) for p in parts))
 
     def describe(self) -> str:
@@ -174,6 +188,9 @@ class ListOf:
 
     def invalid(self):
         return (self.item.invalid(),)
+
+    def invalid_text(self) -> str:
+        return self.item.invalid_text()
 
 
 @dataclass(frozen=True)
@@ -216,6 +233,9 @@ class OneOf:
 
     def invalid(self):
         return next(c for c in self.options if c is not None).invalid()
+
+    def invalid_text(self) -> str:
+        return next(c for c in self.options if c is not None).invalid_text()
 
 
 Constraint = Interval | Options | Boolean | Text | ListOf | OneOf
@@ -287,6 +307,10 @@ class Param:
     def invalid_value(self):
         """A value the constraint refuses (for the generated invalid-value tests)."""
         return self.constraint.invalid()
+
+    def invalid_text(self) -> str:
+        """A text :meth:`parse` refuses (for the generated CLI and link tests)."""
+        return self.constraint.invalid_text()
 
     def describe(self) -> str:
         unit = f" ({self.unit})" if self.unit else ""

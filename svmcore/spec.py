@@ -163,6 +163,8 @@ class AxisText:
     def invalid(self):
         return f"0:{self.limits[1] + 5:g}:1"
 
+    invalid_text = invalid
+
 
 # ------------------------------------------------------------------ data source
 @dataclass(frozen=True)
@@ -395,7 +397,6 @@ def validate(spec: RunSpec) -> RunSpec:
     coerced, the family's parameters filled with their defaults) or raises ``SVMCoreError``
     naming the first problem."""
     from .families import FAMILIES, get_family
-    from .kernels import KERNELS
 
     if spec.model not in FAMILIES:
         raise SVMCoreError(f"unknown model {spec.model!r}; choose from {', '.join(FAMILIES)}")
@@ -404,9 +405,6 @@ def validate(spec: RunSpec) -> RunSpec:
     kernel = run["kernel"].check(spec.kernel)
     extend = GRID_PARAMS[2].check(spec.extend_grid)
     grid = GridSpec.parse(spec.grid.log2_nlambda, spec.grid.log2_sigma)
-    if kernel in KERNELS and not KERNELS[kernel].has_width and grid.log2_sigma.count > 1:
-        raise SVMCoreError(f"the {kernel} kernel has no width σ: give one log2_sigma value, got "
-                           f"{grid.log2_sigma.text}")
     return replace(spec, data=_check_data(spec.data), grid=grid, kernel=kernel,
                    criteria=_check_criteria(spec, family), extend_grid=extend,
                    params=_check_params(spec, family))

@@ -32,7 +32,7 @@ from .datasets.base import Dataset
 from .datasets.load import stratified_split
 from .families.base import Column
 from .grid import Cancelled, GridResult, inefficiency, run_grid
-from .kernels import gaussian_gram, squared_distances
+from .kernels import KERNELS
 from .spec import MAX_SEED, RunSpec, clamp_jobs, validate
 
 TABLE_COLUMNS = ["replicate", "seed", "case", "criterion", "log2_nlambda", "log2_sigma", "target",
@@ -93,26 +93,37 @@ def summarize(table: pd.DataFrame) -> pd.DataFrame:
 
 
 # ------------------------------------------------------------------ data per replicate
-def prepare_simulation(name: str, n: int | None, seed: int) -> dict:
-    """One simulated replicate as plain arrays (pure: same arguments, same arrays)."""
+def prepare_simulation(name: str, n: int | None, seed: int, kernel: str = "gaussian",
+                       test_n: int = 0) -> dict:
+    """One simulated replicate as plain arrays (pure: same arguments, same arrays), with the
+    kernel's distances and, when ``test_n``, a fresh test sample drawn with ``seed + 1``."""
     from .datasets import make_simulation
 
     d = make_simulation(name, n, seed)
-    return {"name": d.name, "X": d.X, "y": d.y, "p": d.p, "Xt": None, "yt": None,
-            "sqdist": squared_distances(d.X)}
+    t = make_simulation(name, test_n, seed + 1) if test_n else None
+    return {"name": d.name, "X": d.X, "y": d.y, "p": d.p, "Xt": None if t is None else t.X,
+            "yt": None if t is None else t.y, "pt": None if t is None else t.p,
+            "dist": _distances(kernel, d.X)}
 
 
-def prepare_split(base: dict, test_fraction: float, seed: int) -> dict:
+def prepare_split(base: dict, test_fraction: float, seed: int, kernel: str = "gaussian") -> dict:
     """One random stratified split of real data ``base`` ({name, X, y}) as plain arrays (pure)."""
     tr, te = stratified_split(base["y"], test_fraction, seed)
     X = base["X"][tr]
     return {"name": base["name"], "X": X, "y": base["y"][tr], "p": None, "Xt": base["X"][te],
-            "yt": base["y"][te], "sqdist": squared_distances(X)}
+            "yt": base["y"][te], "pt": None, "dist": _distances(kernel, X)}
+
+
+def _distances(kernel: str, X):
+    """What the kernel's Gram matrices are built from, once per replicate (None for a family's own
+    kernel, e.g. COSSO's SS-ANOVA)."""
+    return KERNELS[kernel].distances(X) if kernel in KERNELS else None
 
 
 def _datasets(prep: dict) -> tuple[Dataset, Dataset | None]:
     data = Dataset(prep["name"], prep["X"], prep["y"], prep["p"])
-    test = None if prep["Xt"] is None else Dataset(prep["name"] + " (test)", prep["Xt"], prep["yt"])
+    test = None if prep["Xt"] is None else Dataset(prep["name"] + " (test)", prep["Xt"], prep["yt"],
+                                                   prep.get("pt"))
     return data, test
 
 
@@ -125,7 +136,7 @@ def column_task(prep: dict, specs: Sequence[RunSpec], log2_sigma: float, log2_nl
     t0 = time.perf_counter()
     data, test = _datasets(prep)
     sigma = float(2.0 ** log2_sigma)
-    K = gaussian_gram(None, sigma=sigma, sqdist=prep["sqdist"])
+    K = KERNELS[specs[0].kernel].gram(prep["dist"], sigma)
     l2 = np.asarray(log2_nl, float)
     out = []
     for spec in specs:
@@ -147,10 +158,10 @@ def replicate_task(prep: dict, specs: Sequence[RunSpec]) -> tuple[list, float]:
 
 
 def run_task(prep: dict, spec: RunSpec) -> tuple[dict, float]:
-    """One replicate × weighting of a family whose study task is ``FAMILY.run(spec, data, test)``."""
+    """One replicate × weighting of a single-run family: ``FAMILY.study_row(spec, data, test)``."""
     t0 = time.perf_counter()
     data, test = _datasets(prep)
-    return dict(spec.family.run(spec, data, test)), time.perf_counter() - t0
+    return dict(spec.family.study_row(spec, data, test)), time.perf_counter() - t0
 
 
 # ------------------------------------------------------------------ the plan
@@ -171,11 +182,15 @@ def _study_token(spec: RunSpec, replicates: int, weightings, data_fp: str) -> st
 
 def _case_specs(spec: RunSpec, weightings, real: bool) -> list[RunSpec]:
     fam = spec.family
+    has_costs = {"cost_a", "cost_b", "prior_a"} <= {p.name for p in fam.params}
     out = []
     for w in weightings:
-        s = validate(replace(spec, cost_a=w.cost_a, cost_b=w.cost_b, prior_a=w.prior_a))
+        if not has_costs and w != STANDARD:
+            raise SVMCoreError(f"model {spec.model!r} has no costs or priors: study the standard "
+                               "case only")
+        s = spec.with_params(cost_a=w.cost_a, cost_b=w.cost_b, prior_a=w.prior_a) if has_costs else spec
         tgt = None if real else fam.target_for(s)
-        if tgt in fam.criteria and tgt not in s.criteria:
+        if tgt in fam.criteria_names and tgt not in s.criteria:
             s = replace(s, criteria=s.criteria + (tgt,))
         out.append(s)
     return out
@@ -184,7 +199,7 @@ def _case_specs(spec: RunSpec, weightings, real: bool) -> list[RunSpec]:
 def _target(spec: RunSpec, real: bool) -> str | None:
     if not real:
         return spec.family.target_for(spec)
-    hold = tuple(getattr(spec.family, "holdout_columns", lambda: ())())
+    hold = spec.family.holdout_columns
     return "test_cost_error" if not spec.is_standard and "test_cost_error" in hold else "test_error"
 
 
@@ -194,7 +209,7 @@ def plan(specs: list[RunSpec], replicates: int, token: str) -> list[Task]:
     fam, spec = specs[0].family, specs[0]
     tasks = []
     for r in range(replicates):
-        if hasattr(fam, "run") and not hasattr(fam, "column"):
+        if fam.single_run:
             tasks += [Task(f"study-{token}-run-{r}-{c}", r, run_task, (s,)) for c, s in enumerate(specs)]
         elif spec.extend_grid:
             tasks.append(Task(f"study-{token}-rep-{r}", r, replicate_task, (specs,)))
@@ -266,12 +281,13 @@ def _run_dask(tasks, source, replicates, token, scheduler, on_done, cancel, retr
     try:
         if source["kind"] == "split":
             [base] = client.scatter([source["base"]], broadcast=True, hash=True)
-            preps = [client.submit(prepare_split, base, source["test_fraction"], seed,
+            preps = [client.submit(prepare_split, base, source["test_fraction"], seed, source["kernel"],
                                    key=f"study-{token}-prep-{r}", pure=True, retries=retries)
                      for r, seed in enumerate(source["seeds"])]
         else:
             preps = [client.submit(prepare_simulation, source["name"], source["n"], seed,
-                                   key=f"study-{token}-prep-{r}", pure=True, retries=retries)
+                                   source["kernel"], source["test_n"], key=f"study-{token}-prep-{r}",
+                                   pure=True, retries=retries)
                      for r, seed in enumerate(source["seeds"])]
         futs = [client.submit(t.fn, preps[t.replicate], *t.args, key=t.key, pure=True, retries=retries)
                 for t in tasks]
@@ -332,13 +348,10 @@ def assemble(tasks: list[Task], results: dict, specs: list[RunSpec], weightings,
         reps = by_rep[r]
         for c, (w, spec) in enumerate(zip(weightings, specs, strict=True)):
             head = {"replicate": r, "seed": seeds[r], "case": w.name}
-            if reps[0].fn is run_task:
-                d = results[reps[c].key]
-                rows.append({**head, "criterion": str(d.get("criterion", spec.model)),
-                             "log2_nlambda": float(d.get("log2_nlambda", np.nan)),
-                             "log2_sigma": float(d.get("log2_sigma", np.nan)),
-                             "target": float(d["test_error"]),
-                             "inefficiency": float(d.get("inefficiency", np.nan))})
+            if reps[0].fn is run_task:       # a single-run family: one row per figure
+                rows += [{**head, "criterion": name, "log2_nlambda": np.nan, "log2_sigma": np.nan,
+                          "target": float(v), "inefficiency": np.nan}
+                         for name, v in results[reps[c].key].items()]
                 continue
             if reps[0].fn is replicate_task:
                 table, grown = results[reps[0].key][c]
@@ -359,7 +372,12 @@ def _source(spec: RunSpec, replicates: int, data: Dataset | None) -> tuple[dict,
         seeds = [base_seed + r for r in range(replicates)]
         if seeds[-1] > MAX_SEED:
             raise SVMCoreError(f"seed + replicates must stay ≤ {MAX_SEED}")
-        return {"kind": "simulation", "name": d.name, "n": d.n, "seeds": seeds}, seeds, ""
+        test_n = d.test_n if spec.family.single_run else 0
+        if spec.family.single_run and not test_n:
+            raise SVMCoreError(f"a study of {spec.model!r} on a simulation needs a fresh test sample: "
+                               "give --test-n (e.g. 10000)")
+        return {"kind": "simulation", "name": d.name, "n": d.n, "seeds": seeds, "kernel": spec.kernel,
+                "test_n": test_n}, seeds, ""
     if data is None:
         if d.source != "bundled":
             raise SVMCoreError(f"a study needs a simulation, a bundled data set or a Dataset; got "
@@ -373,16 +391,16 @@ def _source(spec: RunSpec, replicates: int, data: Dataset | None) -> tuple[dict,
         raise SVMCoreError(f"split seed + replicates must stay ≤ {MAX_SEED}")
     fp = hashlib.sha256(np.ascontiguousarray(data.X).tobytes() + data.y.tobytes()).hexdigest()[:16]
     base = {"name": data.name, "X": data.X, "y": data.y}
-    return {"kind": "split", "base": base, "test_fraction": float(d.test_fraction), "seeds": seeds}, seeds, fp
+    return {"kind": "split", "base": base, "test_fraction": float(d.test_fraction), "seeds": seeds,
+            "kernel": spec.kernel}, seeds, fp
 
 
 def _check(specs: list[RunSpec], prep: dict, real: bool) -> None:
     n, y = len(prep["y"]), prep["y"]
     fam = specs[0].family
     for s in specs:
-        if hasattr(fam, "check"):
-            fam.check(s, n, int(np.sum(y > 0)), int(np.sum(y < 0)))
-        need = [c for c in s.criteria if c in getattr(fam, "targets", ())]
+        fam.check(s, n, int(np.sum(y > 0)), int(np.sum(y < 0)))
+        need = [c for c in s.criteria if c in fam.targets]
         if real and need:
             raise SVMCoreError(f"{', '.join(need)} need the true P(A|x), unknown for real data; the "
                                f"study's target is the held-out test error")
@@ -453,8 +471,8 @@ def run_study(spec: RunSpec, replicates: int, weightings: Sequence[Weighting] = 
 def _prepare(source: dict, r: int) -> dict:
     seed = source["seeds"][r]
     if source["kind"] == "split":
-        return prepare_split(source["base"], source["test_fraction"], seed)
-    return prepare_simulation(source["name"], source["n"], seed)
+        return prepare_split(source["base"], source["test_fraction"], seed, source["kernel"])
+    return prepare_simulation(source["name"], source["n"], seed, source["kernel"], source["test_n"])
 
 
 def _dispatch(tasks, source, first, replicates, token, scheduler, n_jobs, on_done, cancel, retries):

@@ -17,32 +17,20 @@ from .study import NONSTANDARD, STANDARD, Weighting, run_study, summarize
 
 
 def add_subcommand(subparsers) -> None:
-    """Add ``study`` and ``runs`` to an ``argparse`` subparsers object."""
+    """Add ``study`` and ``runs`` to an ``argparse`` subparsers object; the study's spec options
+    are generated from the parameter tables of every family that supports studies."""
+    from .cli import add_spec_options
+    from .families import all_families
+
     st = subparsers.add_parser("study", help="replicate study: each criterion's inefficiency over R "
-                                             "samples (or random splits of real data)")
-    d = st.add_argument_group("data")
-    d.add_argument("--dataset", required=True, help="a simulation (with --n) or a bundled data set "
-                                                    "(with --test-fraction)")
-    d.add_argument("--n", type=int, help="sample size of each simulated replicate")
-    d.add_argument("--seed", type=int, default=0, help="seed of replicate 0 (replicate r: seed + r)")
-    d.add_argument("--test-fraction", type=float, help="real data: held-out fraction of each split")
-    d.add_argument("--split-seed", type=int, default=0, help="real data: seed of split 0 (+ r)")
-    st.add_argument("--model", default="svm", help="model family (default svm)")
-    st.add_argument("--replicates", type=int, required=True, metavar="R")
-    w = st.add_argument_group("weighting (Wahba et al. 2001, §1.7)")
-    w.add_argument("--cost-a", type=float, help="C_A, cost of calling a B an A")
-    w.add_argument("--cost-b", type=float, help="C_B, cost of calling an A a B")
-    w.add_argument("--prior-a", type=float, help="π_A in the target population")
-    w.add_argument("--both-weightings", action="store_true",
-                   help="the standard case and the nonstandard one (the costs given, or the paper's "
-                        "C_A=1, C_B=2, π_A=0.1)")
-    st.add_argument("--log2-nlambda", required=True, metavar="START:STOP:STEP")
-    st.add_argument("--log2-sigma", required=True, metavar="START:STOP:STEP")
-    st.add_argument("--extend-grid", action="store_true", help="grow each replicate's grid until "
-                                                               "the picks are inside")
-    st.add_argument("--criteria", metavar="LIST", help="comma list (default: the family's)")
-    st.add_argument("--xa-rho", type=float, default=2.0)
-    st.add_argument("--solver", default="auto")
+                                             "samples (or random splits of real data); COSSO and "
+                                             "USVC: their papers' figures per replicate")
+    add_spec_options(st, [f for f in all_families() if f.supports_study])
+    st.add_argument("--replicates", type=int, required=True, metavar="R",
+                    help=f"replicate samples or splits (1-{MAX_REPLICATES})")
+    st.add_argument("--both-weightings", action="store_true",
+                    help="the standard case and the nonstandard one (the costs given, or the paper's "
+                         "C_A=1, C_B=2, π_A=0.1)")
     st.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="a Dask scheduler (default: local "
                                                                   "cores)")
     st.add_argument("--jobs", type=int, default=0, help="local worker processes (0: all cores)")
@@ -62,11 +50,15 @@ def add_subcommand(subparsers) -> None:
     rn.set_defaults(handler=run)
 
 
-def weightings_from_args(args) -> tuple[Weighting, ...]:
+#: most replicates of one study (each keeps its table rows in memory)
+MAX_REPLICATES = 10_000
+
+
+def weightings_from_args(args, spec) -> tuple[Weighting, ...]:
     """The cases: one weighting from the costs given, or the standard and a nonstandard one."""
-    given = any(v is not None for v in (args.cost_a, args.cost_b, args.prior_a))
-    custom = Weighting("nonstandard", 1.0 if args.cost_a is None else args.cost_a,
-                       1.0 if args.cost_b is None else args.cost_b, args.prior_a)
+    given = any(k in vars(args) for k in ("cost_a", "cost_b", "prior_a"))
+    custom = Weighting("nonstandard", spec.get("cost_a", 1.0), spec.get("cost_b", 1.0),
+                       spec.get("prior_a"))
     if args.both_weightings:
         nonstd = custom if given else NONSTANDARD
         if nonstd.cost_a == nonstd.cost_b and nonstd.prior_a is None:
@@ -78,30 +70,36 @@ def weightings_from_args(args) -> tuple[Weighting, ...]:
 
 
 def spec_from_args(args):
-    """The study's base RunSpec from the ``study`` arguments."""
-    from .datasets import SIMULATIONS
-    from .spec import make_spec
+    """The study's base RunSpec: the spec options, with the model's single-run defaults (COSSO,
+    USVC: a fresh test sample of a simulation); a simulation takes --n, real data a test
+    fraction."""
+    from .cli import spec_from_args as from_args
+    from .families import get_family
 
-    if args.dataset in SIMULATIONS:
-        if args.test_fraction:
-            raise SVMCoreError(f"{args.dataset!r} is a simulation: its target is known, give --n, "
-                               "not --test-fraction")
-        data = {"source": "simulation", "name": args.dataset, "n": args.n, "seed": args.seed}
-    else:
-        if args.n is not None:
-            raise SVMCoreError(f"--n applies to simulations only; {args.dataset!r} is not one")
-        if not args.test_fraction:
-            raise SVMCoreError(f"{args.dataset!r} is real data: give --test-fraction (e.g. 0.3)")
-        from .datasets.bundled import BUNDLED
-        if args.dataset not in BUNDLED:
-            raise SVMCoreError(f"unknown data set {args.dataset!r}; simulations: "
-                               f"{', '.join(SIMULATIONS)}; bundled: {', '.join(BUNDLED)}")
-        data = {"source": "bundled", "name": args.dataset, "test_fraction": args.test_fraction,
-                "split_seed": args.split_seed}
-    crit = [c for c in (args.criteria or "").split(",") if c.strip()]
-    return make_spec(args.model, data=data, log2_nlambda=args.log2_nlambda,
-                     log2_sigma=args.log2_sigma, criteria=crit, xa_rho=args.xa_rho,
-                     solver=args.solver, extend_grid=bool(args.extend_grid))
+    if not 1 <= args.replicates <= MAX_REPLICATES:
+        raise SVMCoreError(f"--replicates must be between 1 and {MAX_REPLICATES}, got {args.replicates}")
+    fam = get_family(vars(args).get("model", "svm"))
+    spec = from_args(args, fam.run_defaults if fam.single_run else {})
+    d = spec.data
+    if d.source == "simulation" and "test_fraction" in vars(args):
+        raise SVMCoreError(f"{d.name!r} is a simulation: its target is known, give --n, "
+                           "not --test-fraction")
+    if d.source != "simulation" and not d.test_fraction:
+        raise SVMCoreError(f"{d.name!r} is real data: give --test-fraction (e.g. 0.3)")
+    return spec
+
+
+def _format_paper(res) -> str:
+    """Mean (sd) of each figure of a single-run family's study, beside its paper's."""
+    paper = res.spec.family.paper_figures(res.spec)
+    t = res.table
+    lines = [f"{'case':<12} {'figure':<14} {'mean':>9} {'sd':>9} {'paper':>9}   (R = {res.replicates})"]
+    for (case, name), g in t.groupby(["case", "criterion"], sort=False):
+        v = g["target"].to_numpy(float)
+        ref = paper.get(name)
+        lines.append(f"{case:<12} {name:<14} {v.mean():>9.4f} {v.std(ddof=1) if len(v) > 1 else 0:>9.4f} "
+                     f"{'' if ref is None else f'{ref:.4f}':>9}")
+    return "\n".join(lines)
 
 
 def _format_summary(table: pd.DataFrame) -> str:
@@ -114,7 +112,7 @@ def _format_summary(table: pd.DataFrame) -> str:
 
 def cmd_study(args) -> int:
     spec = spec_from_args(args)
-    weightings = weightings_from_args(args)
+    weightings = weightings_from_args(args, spec)
     last = [-1]
 
     def progress(done, total):
@@ -131,7 +129,7 @@ def cmd_study(args) -> int:
     print(f"{t['tasks']} tasks on {t['backend']} ({t['workers']} workers): {t['wall_seconds']:.2f} s "
           f"wall, {t['task_seconds']:.2f} task-seconds, {t['tasks_per_second']:.2f} tasks/s",
           file=sys.stderr)
-    print(_format_summary(res.table), file=sys.stderr)
+    print(_format_paper(res) if spec.family.single_run else _format_summary(res.table), file=sys.stderr)
     if args.save:
         from .store import save_run
         path = save_run(args.save, "study", res.spec, res.table,
