@@ -17,7 +17,7 @@ import numpy as np
 
 from svmcore.datasets.bundled import load_bundled
 from svmcore.datasets.simulations import make_simulation
-from svmcore.families.cosso.cli import split_third
+from svmcore.families.cosso.cli import split_third  # noqa: E402
 from svmcore.families.cosso.family import fit_cosso, test_scores
 
 PAPER_SIM = {  # Tables 1–4: EMR (se), model size, selection frequency per 100 runs

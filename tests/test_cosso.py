@@ -8,7 +8,8 @@ from sklearn.svm import SVC
 
 from svmcore._validation import SVMCoreError
 from svmcore.datasets import Dataset
-from svmcore.families.cosso import cli
+from svmcore import cli
+from svmcore.families.cosso.cli import split_third
 from svmcore.families.cosso.family import FAMILY, fit_cosso
 from svmcore.families.cosso.fit import alternate, coefficients, svm_step
 from svmcore.families.cosso.kernels import (UnitScaling, combine, component_grams, component_names,
@@ -170,10 +171,11 @@ def test_fit_cosso_finds_the_signal_variable():
 
 def test_family_contract():
     assert FAMILY.name == "cosso" and FAMILY.targets == ("gckl",)
-    with pytest.raises(SVMCoreError, match="tunes M"):
+    assert not FAMILY.sweeps_grid and FAMILY.single_run and FAMILY.supports_study
+    with pytest.raises(NotImplementedError, match="does not sweep"):
         FAMILY.column(None)
     with pytest.raises(SVMCoreError):
-        FAMILY.option_constraints["tune"].check("tune", "sure")
+        next(p for p in FAMILY.params if p.name == "tune").check("sure")
     with pytest.raises(SVMCoreError, match="GCKL"):
         fit_cosso(*_toy(), tune="gckl")
 
@@ -195,13 +197,13 @@ def test_cli_bad_input(tmp_path, capsys):
     out = str(tmp_path / "c.json")
     assert cli.main(["cosso", "--dataset", "haberman", "--tune", "gckl", "--out", out]) == 2
     assert "GCKL" in capsys.readouterr().err
-    assert cli.main(["cosso", "--out", out]) == 2
+    assert cli.main(["cosso", "--dataset", "nosuch", "--out", out]) == 2
     assert cli.main(["cosso", "--dataset", "zhang_additive", "--n-m", "1", "--out", out]) == 2
 
 
 def test_split_third_is_stratified():
     X, y = _toy(n=90)
-    tr, te = cli.split_third(Dataset("toy", X, y), seed=0)
+    tr, te = split_third(Dataset("toy", X, y), seed=0)
     assert tr.n == 60 and te.n == 30
     assert abs(np.mean(te.y > 0) - np.mean(y > 0)) < 0.05
 
@@ -213,7 +215,7 @@ def test_run_from_a_runspec(monkeypatch):
     monkeypatch.setitem(families.FAMILIES, "cosso", "svmcore.families.cosso.family")
     spec = make_spec("cosso", data={"source": "inline", "name": "toy"},
                      options={"tune": "gacv", "n_M": 4, "rounds": 2}, cost_b=2.0)
-    with pytest.raises(SVMCoreError, match="no option"):
+    with pytest.raises(SVMCoreError, match="has no parameter 'sigma'"):
         make_spec("cosso", options={"sigma": 1.0})
     X, y = _toy(n=50, seed=2)
     out = FAMILY.run(spec, Dataset("toy", X, y), Dataset("toy test", *_toy(n=40, seed=9)))

@@ -10,6 +10,8 @@ import pytest
 from svmcore._validation import SVMCoreError
 from svmcore.datasets import load_dataset, make_simulation
 from svmcore.families import FAMILIES, _LOADED
+from svmcore.families.base import Criterion, ModelFamily, Output
+from svmcore.families.common import COSTS
 from svmcore.grid import Cancelled, run_grid
 from svmcore.spec import make_spec
 from svmcore.study import (NONSTANDARD, STANDARD, TABLE_COLUMNS, Weighting, run_study,
@@ -122,19 +124,31 @@ def test_cancel_and_bad_input():
         run_study(_spec(data={"source": "bundled", "name": "sonar", "test_fraction": 0.3}), 2)
 
 
-class _MeanFamily:
+class _MeanFamily(ModelFamily):
     """A family whose study task is not a grid: nearest class mean, scored on the test split."""
 
     name, title = "nearest_mean", "nearest class mean"
-    criteria, targets, option_constraints = ("none",), (), {}
+    params = COSTS
+    criteria = (Criterion("none", "none", "no criterion", outputs=(Output("none", "none", "#000"),)),)
+    kernels = ("euclidean",)
+    sweeps_grid, single_run = False, True
 
     def default_criteria(self, has_truth):
         return ("none",)
 
+    def diagnostic_columns(self):
+        return []
+
+    def fit_at(self, spec, data, log2_nlambda, log2_sigma):
+        raise NotImplementedError
+
     def run(self, spec, data, test):
+        return self.study_row(spec, data, test)
+
+    def study_row(self, spec, data, test):
         mp, mn = data.X[data.y > 0].mean(0), data.X[data.y < 0].mean(0)
         f = np.where(((test.X - mp) ** 2).sum(1) < ((test.X - mn) ** 2).sum(1), 1.0, -1.0)
-        return {"test_error": float(np.mean(f != test.y)), "criterion": "nearest_mean"}
+        return {"test_error": float(np.mean(f != test.y))}
 
 
 def test_run_hook(monkeypatch):

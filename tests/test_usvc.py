@@ -1,5 +1,4 @@
 """Unbiased SVC by IRWLS (Navia-Vázquez et al. 2004): each number against an independent computation."""
-import argparse
 import json
 
 import numpy as np
@@ -8,7 +7,7 @@ import pytest
 from svmcore._validation import SVMCoreError
 from svmcore.datasets.simulations import make_navia_a, make_wahba2d, navia_threshold_error
 from svmcore.families.svm.fit import fit_svm
-from svmcore.families.usvc import cli, fit_kernel, fit_linear, theta_s, theta_s_prime
+from svmcore.families.usvc import fit_kernel, fit_linear, theta_s, theta_s_prime
 from svmcore.families.usvc.irwls import irwls, least_squares_start, whitening
 from svmcore.families.usvc.losses import hinge_alpha
 from svmcore.families.usvc.surface import empirical_threshold_error, profile, surface
@@ -139,10 +138,11 @@ def test_surface_matches_direct_sum_and_profile():
 
 
 def _cli(argv):
-    ap = argparse.ArgumentParser()
-    cli.add_subcommand(ap.add_subparsers())
-    a = ap.parse_args(argv)
-    return a.func(a)
+    from svmcore.cli import main
+    code = main(argv)
+    if code == 2:
+        raise SVMCoreError("refused")
+    return code
 
 
 def test_cli_payload(tmp_path):
@@ -160,4 +160,4 @@ def test_cli_bad_input():
     with pytest.raises(SVMCoreError):
         _cli(["usvc", "--dataset", "navia_a", "--s", "20"])
     with pytest.raises(SVMCoreError):
-        _cli(["usvc"])
+        _cli(["usvc", "--dataset", "nosuch"])
