@@ -28,7 +28,7 @@ def _bundled_size(name: str) -> int:
 def training_rows(s: dict, upload_table=None) -> int:
     """The number of training rows the settings give (without generating a simulation)."""
     if s["source"] == "simulation":
-        return int(s["n"])
+        return S.sim_n(s)
     if s["source"] == "bundled":
         full = _bundled_size(s["dataset"])
     else:

@@ -120,6 +120,24 @@ def single_fit_criteria() -> list[str]:
     return [c.name for c in FAMILY.criteria if c.needs in ("fit", "truth")]
 
 
+def sim_n(s: dict) -> int:
+    """The simulation's sample size: the setting, or (none) the app's default for that data set."""
+    return int(s["n"]) if s.get("n") is not None else SIM_N.get(s["dataset"], 200)
+
+
+def panel_help(column: str) -> str:
+    """One sentence under a result column's panel, from the registry (the criterion's help and
+    the target it estimates; a held-out score's label)."""
+    from svmcore.families.svm.criteria import HOLDOUT_OUTPUTS
+
+    for c in FAMILY.criteria:
+        if column in c.columns:
+            target = next((t.label for t in FAMILY.criteria if t.name == c.target), None)
+            return c.help + (f"; a proxy for {target}." if target and target not in c.help else ".")
+    held = {o.name: o.label for o in HOLDOUT_OUTPUTS}
+    return f"{held[column]} on the held-out test set." if column in held else ""
+
+
 def settings_from(values: dict | None = None) -> dict:
     """Full settings: ``values`` (Param names) over the defaults, checked by the spec. Nothing is
     clamped: a value the spec refuses raises SVMCoreError naming it and what is allowed."""
@@ -340,7 +358,7 @@ def load_data(s: dict, upload_table=None, upload_name: str = "uploaded") -> Load
     if src == "simulation":
         if s["dataset"] not in SIMULATIONS:
             raise ValueError(f"unknown simulation {s['dataset']!r}")
-        full = make_simulation(s["dataset"], n=int(s["n"]), seed=int(s["seed"]))
+        full = make_simulation(s["dataset"], n=sim_n(s), seed=int(s["seed"]))
     elif src == "bundled":
         if load_bundled is None:
             raise ValueError("bundled data sets are not available in this build")
