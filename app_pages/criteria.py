@@ -1,6 +1,26 @@
 """Teaching text: each criterion's formula and what it estimates."""
 import streamlit as st
 
+from svmcore.families import get_family
+
+#: each criterion's formula (Wahba et al. 2001; Solo); its name, help and target are the registry's
+FORMULAS = {
+    "obs": r"\mathrm{OBS}(\lambda)=\frac1n\sum_i L(y_i)\,\xi_i",
+    "gacv": r"\mathrm{GACV}(\lambda)=\mathrm{OBS}+\frac1n\Big[2\!\!\sum_{y_if_i<-1}\!\!L(y_i)\theta_i"
+            r"+\!\!\sum_{-1\le y_if_i\le1}\!\!L(y_i)\theta_i\Big]",
+    "xa": r"\mathrm{XA}(\lambda)=\frac1n\,\#\{i:\ \xi_i+\rho\,a_i R\ge1\}",
+    "brxa": r"\mathrm{BRXA}(\lambda)=\frac1n\sum_i L(y_i)\big([-y_if_i]_*+1\{0<y_if_i\le\theta_i\}\big)",
+    "sure": r"\mathrm{SURE}(\lambda)=\frac1n\Big[\sum_i e^{-y_if_i}+\frac{2}{n\lambda}\sum_i"
+            r"\hat w_i\,1\{\alpha_i=L(y_i)\}K_{ii}\Big],\ \hat w_i=\hat p_i(1-\hat p_i)",
+    "gckl": r"\mathrm{GCKL}(\lambda)=\frac1n\sum_i\big[L(+1)p_i(1-f_i)_++L(-1)(1-p_i)(1+f_i)_+\big]",
+    "misclass": r"\mathrm{MISCLASS}(\lambda)=\frac1n\sum_i\big[p_i[-f_i]_*+(1-p_i)[f_i]_*\big]",
+    "brmisclass": r"\mathrm{BRMISCLASS}(\lambda)=\frac1n\sum_i\big[L(+1)p_i[-f_i]_*+L(-1)(1-p_i)[f_i]_*\big]",
+    "cv": r"\mathrm{CV}_{\rm hinge}=\frac1n\sum_i L(y_i)\big(1-y_if^{[-k(i)]}(x_i)\big)_+",
+    "loo": r"V_0(\lambda)=\frac1n\sum_k L(y_k)\big(1-y_kf^{[-k]}(x_k)\big)_+",
+}
+NEEDS = {"fit": "from one fit", "truth": "a target: needs the true P(A|x)",
+         "refits": "refits the SVM without held-out points", "heldout": "needs a test set"}
+
 st.title("The tuning criteria")
 st.markdown(
     "Notation (Wahba et al. 2001, §1.5–1.7; docs/svm.md): the SVM minimises "
@@ -8,34 +28,15 @@ st.markdown(
     "ξ_i = (1 − y_i f_i)₊, α_i ∈ [0, L(y_i)] the dual variables, a_i = α_i/(2nλ) and "
     "θ_i = a_i K(x_i, x_i). [τ]_* = 1 if τ ≥ 0, else 0. p_i = P(A | x_i) is known only in a simulation.")
 
-ROWS = [
-    ("OBS", r"\mathrm{OBS}(\lambda)=\frac1n\sum_i L(y_i)\,\xi_i",
-     "The training hinge loss (1.13): always decreases as λ → 0, so it cannot tune on its own."),
-    ("GACV", r"\mathrm{GACV}(\lambda)=\mathrm{OBS}+\frac1n\Big[2\!\!\sum_{y_if_i<-1}\!\!L(y_i)\theta_i"
-             r"+\!\!\sum_{-1\le y_if_i\le1}\!\!L(y_i)\theta_i\Big]",
-     "A leave-one-out approximation (1.19/1.26) of the hinge loss on new data, i.e. a proxy for GCKL."),
-    ("XA", r"\mathrm{XA}(\lambda)=\frac1n\,\#\{i:\ \xi_i+\rho\,a_i R\ge1\}",
-     "Joachims' ξα estimate (1.21) of the leave-one-out error rate; with ρ = 2 it bounds the LOO error count."),
-    ("BRXA", r"\mathrm{BRXA}(\lambda)=\frac1n\sum_i L(y_i)\big([-y_if_i]_*+1\{0<y_if_i\le\theta_i\}\big)",
-     "The cost-weighted (nonstandard) ξα (1.28): a proxy for BRMISCLASS."),
-    ("SURE", r"\mathrm{SURE}(\lambda)=\frac1n\Big[\sum_i e^{-y_if_i}+\frac{2}{n\lambda}\sum_i"
-             r"\hat w_i\,1\{\alpha_i=L(y_i)\}K_{ii}\Big],\ \hat w_i=\hat p_i(1-\hat p_i)",
-     "Solo's Stein unbiased risk estimate for a logistic-type χ² risk (standard case)."),
-    ("GCKL", r"\mathrm{GCKL}(\lambda)=\frac1n\sum_i\big[L(+1)p_i(1-f_i)_++L(-1)(1-p_i)(1+f_i)_+\big]",
-     "The target (1.27): the expected weighted hinge loss of a new y at the same x_i."),
-    ("MISCLASS", r"\mathrm{MISCLASS}(\lambda)=\frac1n\sum_i\big[p_i[-f_i]_*+(1-p_i)[f_i]_*\big]",
-     "The expected misclassification rate at the x_i (1.20): what one really wants small."),
-    ("BRMISCLASS", r"\mathrm{BRMISCLASS}(\lambda)=\frac1n\sum_i\big[L(+1)p_i[-f_i]_*+L(-1)(1-p_i)[f_i]_*\big]",
-     "The expected cost-weighted misclassification (1.29), the target in the nonstandard case."),
-    ("CV", r"\mathrm{CV}_{\rm hinge}=\frac1n\sum_i L(y_i)\big(1-y_if^{[-k(i)]}(x_i)\big)_+",
-     "k-fold cross validation: refits without each fold; CV error counts sign errors instead."),
-    ("LOO", r"V_0(\lambda)=\frac1n\sum_k L(y_k)\big(1-y_kf^{[-k]}(x_k)\big)_+",
-     "Exact leave-one-out, the quantity GACV approximates; only support vectors need a refit."),
-]
-for name, formula, text in ROWS:
-    st.markdown(f"#### {name}")
-    st.latex(formula)
-    st.markdown(text)
+family = get_family("svm")
+by_name = {c.name: c for c in family.criteria}
+for crit in family.criteria:            # the registry: label, help, what it needs and estimates
+    st.markdown(f"#### {crit.label}")
+    if crit.name in FORMULAS:
+        st.latex(FORMULAS[crit.name])
+    st.markdown(crit.help + ".")
+    target = by_name.get(crit.target)
+    st.caption(NEEDS.get(crit.needs, crit.needs) + (f" · estimates {target.label}" if target else ""))
 
 st.markdown("#### The nonstandard case (Wahba et al. 2001, §1.7)")
 st.latex(r"L(+1)=\frac{C_B\,\pi_A}{\pi_A^s},\qquad L(-1)=\frac{C_A\,\pi_B}{\pi_B^s},\qquad "

@@ -4,33 +4,11 @@ import numpy as np
 import streamlit as st
 
 from svmapp import ui
-from svmapp.settings import weights_for
+from svmapp.settings import panel_help, weights_for
 from svmcore.viz import plots
 from svmcore.viz import views as explore
 
 SS = st.session_state
-
-#: one sentence per panel (Wahba, Lin, Lee & Zhang 2001; Joachims 2000; Solo)
-PANEL_HELP = {
-    "obs": "OBS: the weighted hinge loss on the training data itself (eq. 1.13); it always favours "
-           "little smoothing.",
-    "gacv": "GACV (Wahba et al. 2001, eqs. 1.19/1.26): OBS plus a correction for fitting and judging on "
-            "the same data; a proxy for GCKL.",
-    "xa": "XA: Joachims' ξα leave-one-out bound on the error rate, a count of points that might be "
-          "misclassified when left out (eq. 1.21).",
-    "brxa": "BRXA: the cost-weighted ξα of the nonstandard case (eq. 1.28); a proxy for BRMISCLASS.",
-    "sure": "SURE: Solo's Stein unbiased risk estimate; degenerate (flat) where no point is at its bound.",
-    "gckl": "GCKL (eq. 1.27): the expected hinge loss on new labels at the same x — the target of GACV; "
-            "it needs the true P(A|x).",
-    "misclass": "MISCLASS (eq. 1.20): the expected error rate of the fit — the target of XA; needs the "
-                "true P(A|x).",
-    "brmisclass": "BRMISCLASS (eq. 1.29): the expected cost-weighted error — the target of BRXA; needs "
-                  "the true P(A|x).",
-    "cv_hinge": "k-fold cross-validated hinge loss.", "cv_error": "k-fold cross-validated error rate.",
-    "loo_hinge": "Exact leave-one-out hinge loss.", "loo_error": "Exact leave-one-out error rate.",
-    "test_hinge": "Hinge loss on the held-out test set.", "test_error": "Error rate on the held-out test set.",
-    "test_cost_error": "Cost-weighted error on the held-out test set.",
-}
 
 st.title("How each criterion tunes the SVM")
 res = ui.require_result()
@@ -89,7 +67,7 @@ for start in range(0, len(shown), ncols):
         key = f"contour_{crit}_{SS.result_key}"
         col.plotly_chart(fig, key=key, on_select=ui.pick_callback(key), selection_mode="points",
                          config=plots.chart_config(plots.export_name(result, crit), fmt), theme=None)
-        col.caption(PANEL_HELP.get(crit, ""))
+        col.caption(panel_help(crit))
 
 # ---------------------------------------------------------------- decision panel
 st.subheader("Decision curves of the chosen fits")

@@ -23,8 +23,8 @@ CASES = [  # (solver, n, lam, sig, extra criteria)
 def main() -> None:
     print(f"{'solver':7s} {'n':>4s} {'grid':>16s} {'extra':>5s} {'estimated':>9s} {'measured':>9s} {'ratio':>6s}")
     for solver, n, lam, sig, extra in CASES:
-        s = S.clean({**S.DEFAULTS, "n": n, "lam": lam, "sig": sig, "solver": solver, "extend": False,
-                     "criteria": list(S.DEFAULTS["criteria"]) + extra})
+        s = S.settings_from({"n": n, "log2_nlambda": lam, "log2_sigma": sig, "solver": solver,
+                             "extend_grid": False, "criteria": list(S.DEFAULTS["criteria"]) + extra})
         est = estimates(s)["total"]
         loaded = S.load_data(s)
         t0 = time.perf_counter()

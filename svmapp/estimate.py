@@ -28,7 +28,7 @@ def _bundled_size(name: str) -> int:
 def training_rows(s: dict, upload_table=None) -> int:
     """The number of training rows the settings give (without generating a simulation)."""
     if s["source"] == "simulation":
-        return int(s["n"])
+        return S.sim_n(s)
     if s["source"] == "bundled":
         full = _bundled_size(s["dataset"])
     else:
@@ -36,7 +36,7 @@ def training_rows(s: dict, upload_table=None) -> int:
         if t is None:
             return 0
         full = len(t) - (S.count_missing(t, S.used_columns(t, s)) if s.get("dropna") else 0)
-    train = full - int(round(full * float(s["test_frac"])))
+    train = full - int(round(full * float(s["test_fraction"])))
     return max(min(train, int(s["n_max"])), 0)
 
 
@@ -69,7 +69,7 @@ def estimates(s: dict, upload_table=None, upload_error: str | None = None) -> di
     except Exception as exc:
         out["problem"] = str(exc)
         return out
-    n, pts, k = max(out["n"], 2), out["points"], int(s["folds"])
+    n, pts, k = max(out["n"], 2), out["points"], int(s["cv_folds"])
     solver = choose_solver(s.get("solver", "auto"), n)
     book = rate_book()
     ins = book.seconds_per_point(solver, "insample", n)

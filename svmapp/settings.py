@@ -16,8 +16,13 @@ from svmcore._validation import SVMCoreError
 from svmcore.datasets.base import Dataset
 from svmcore.datasets.load import stratified_subsample, train_test_split
 from svmcore.datasets.simulations import SIMULATIONS, make_simulation
+from numbers import Integral
+
+from svmcore import codec
+from svmcore.families import get_family
 from svmcore.families.svm.criteria import ALL_CRITERIA, IN_SAMPLE, TARGETS
-from svmcore.spec import DataSpec, GridSpec, RunSpec, make_spec
+from svmcore.params import Boolean, Interval, ListOf, Options, Param, Text
+from svmcore.spec import GridSpec, RunSpec, spec_params
 from svmcore.viz.views import LABELS
 from svmcore.weights import class_weights_from_costs
 
@@ -39,19 +44,40 @@ except ImportError:  # pragma: no cover
         return sorted(map(str, values))[-1]
 
 SOURCES = ("simulation", "bundled", "upload")
-SOLVERS = ("auto", "path", "cvxopt", "libsvm")
+#: the model the sidebar's sweep runs (its parameter table draws the sidebar's model widgets)
+MODEL = "svm"
+FAMILY = get_family(MODEL)
+#: settings of the sidebar that are no run parameter: drop the upload's rows with missing cells
+APP_ONLY = ("dropna",)
 
-#: the view that appears first: wahba2d (Wahba et al. 2001, §1.8), n = 200, a quick 13 × 7 grid
-DEFAULTS = {
+
+def run_param(name: str) -> Param:
+    """The run, data or grid Param ``name`` of the sidebar's model (labels, help and bounds)."""
+    return next(p for p in spec_params(FAMILY) if p.name == name)
+
+
+#: the view that appears first: wahba2d (Wahba et al. 2001, §1.8), n = 200, a quick 13 × 7 grid;
+#: every other setting is its Param's default (settings are flat values by Param name)
+APP_DEFAULTS = {
     "source": "simulation", "dataset": "wahba2d", "n": 200, "seed": 0,
-    "cost_a": 1.0, "cost_b": 1.0, "prior_a": None,
-    "lam": "-20:8:2", "sig": "-3:3:1", "extend": True,
+    "log2_nlambda": "-20:8:2", "log2_sigma": "-3:3:1", "extend_grid": True,
     "criteria": ["obs", "gacv", "xa", "brxa", "sure", "gckl", "misclass", "brmisclass"],
-    "rho": 2, "folds": 5, "test_frac": 0.3, "n_max": 2000, "solver": "auto",
-    # uploaded CSV only
-    "label": None, "positive": None, "p_column": None, "features": None, "standardize": True,
-    "dropna": False,
+    "test_fraction": 0.3, "n_max": 2000, "dropna": False,
 }
+
+
+def defaults() -> dict:
+    """The app's default settings: the family's Params (read now, so a Param added to the table
+    is a setting too), the data and run tables' defaults, then ``APP_DEFAULTS``."""
+    out = {p.name: p.default for p in spec_params(FAMILY)
+           if p.name not in ("model", "data", "split_seed")}
+    out.update({p.name: p.default for p in FAMILY.params})
+    out.update(APP_DEFAULTS)
+    out["criteria"] = list(out["criteria"])
+    return out
+
+
+DEFAULTS = defaults()
 
 #: default n of each simulation in the app (smaller than the papers' where the QP gets slow)
 SIM_N = {"wahba2d": 200, "lin1d": 257, "solo_xor": 200, "zhang_additive": 200,
@@ -60,8 +86,9 @@ SIM_N = {"wahba2d": 200, "lin1d": 257, "solo_xor": 200, "zhang_additive": 200,
 
 #: the paper's σ range and λ step, with log2(nλ) up to 8 so that GACV's and XA's minimizers are
 #: inside (they sit right of 0 on wahba2d)
-PAPER_GRID = {"lam": "-25:8:1", "sig": "-3:3:0.5"}
+PAPER_GRID = {"log2_nlambda": "-25:8:1", "log2_sigma": "-3:3:0.5"}
 
+#: partial settings (Param names); each is checked by the spec when it is loaded
 PRESETS = {
     "Figure 1.4 (left): standard case, wahba2d": {
         "source": "simulation", "dataset": "wahba2d", "n": 200, "seed": 0,
@@ -77,159 +104,158 @@ PRESETS = {
         "criteria": ["gckl", "gacv", "brmisclass", "brxa"]},
     "Solo's SURE surface on solo_xor": {
         "source": "simulation", "dataset": "solo_xor", "n": 200, "seed": 0,
-        "cost_a": 1.0, "cost_b": 1.0, "prior_a": None, "lam": "-24:0:1", "sig": "-3:3:0.5",
-        "criteria": ["sure", "gacv", "xa", "gckl", "misclass"]},
-    "Quick look (default)": dict(DEFAULTS),
-}
-
-CRITERIA_HELP = {
-    "obs": "OBS: the observed weighted hinge loss (1.13)",
-    "gacv": "GACV: generalized approximate cross validation (1.19/1.26)",
-    "xa": "XA: Joachims' ξα leave-one-out bound (1.21)",
-    "brxa": "BRXA: Bayes-risk ξα for the nonstandard case (1.28)",
-    "sure": "SURE: Solo's Stein unbiased risk estimate",
-    "gckl": "GCKL: the target, generalized comparative Kullback–Leibler (1.27); needs true p",
-    "misclass": "MISCLASS (1.20); needs true p",
-    "brmisclass": "BRMISCLASS (1.29); needs true p",
-    "cv": "k-fold cross validation (hinge and error)",
-    "loo": "exact leave-one-out (hinge and error); expensive",
+        "cost_a": 1.0, "cost_b": 1.0, "prior_a": None, "log2_nlambda": "-24:0:1",
+        "log2_sigma": "-3:3:0.5", "criteria": ["sure", "gacv", "xa", "gckl", "misclass"]},
+    "Quick look (default)": {},
 }
 
 
-def clean(settings: dict) -> dict:
-    """Fill missing keys from DEFAULTS and coerce types (also used on query parameters)."""
-    s = {**DEFAULTS, **{k: v for k, v in (settings or {}).items() if k in DEFAULTS}}
-    s["source"] = s["source"] if s["source"] in SOURCES else "simulation"
-    for k in ("n", "seed", "folds", "n_max"):
-        s[k] = int(float(s[k]))
-    for k in ("cost_a", "cost_b", "test_frac"):
-        s[k] = float(s[k])
-    s["rho"] = int(float(s["rho"]))
-    # the sidebar widgets' bounds: a hand-edited link must not put a widget out of range
-    clamp = lambda v, lo, hi: min(max(v, lo), hi)  # noqa: E731
-    s["n"], s["n_max"] = clamp(s["n"], 20, 2000), clamp(s["n_max"], 30, 2000)
-    s["seed"], s["folds"] = clamp(s["seed"], 0, 10_000), clamp(s["folds"], 2, 20)
-    s["cost_a"], s["cost_b"] = clamp(s["cost_a"], 0.01, 100.0), clamp(s["cost_b"], 0.01, 100.0)
-    s["test_frac"] = clamp(s["test_frac"], 0.0, 0.5)
-    s["rho"] = 1 if s["rho"] == 1 else 2
-    if s["source"] == "simulation" and s["dataset"] not in SIMULATIONS:
-        s["dataset"] = DEFAULTS["dataset"]
-    if s["source"] == "bundled" and s["dataset"] not in list_bundled():
-        names = list_bundled()
-        s.update(source="bundled", dataset=names[0]) if names else s.update(source="simulation",
-                                                                            dataset=DEFAULTS["dataset"])
-    s["solver"] = s["solver"] if s["solver"] in SOLVERS else "auto"
-    s["prior_a"] = None if s["prior_a"] in (None, "", "None", "sample") else \
-        min(max(float(s["prior_a"]), 0.01), 0.99)
-    if isinstance(s["criteria"], str):
-        s["criteria"] = [c for c in s["criteria"].split(",") if c]
-    s["criteria"] = [c for c in s["criteria"] if c in ALL_CRITERIA]
-    if isinstance(s["features"], str):
-        s["features"] = [c for c in s["features"].split(",") if c] or None
-    if isinstance(s["extend"], str):
-        s["extend"] = s["extend"].lower() in ("1", "true", "yes")
-    for k in ("standardize", "dropna"):
-        if isinstance(s[k], str):
-            s[k] = s[k].lower() in ("1", "true", "yes")
-    for k in ("label", "positive", "p_column"):
-        if s[k] in ("", "None"):
-            s[k] = None
+def criterion(name: str):
+    """The family's Criterion ``name`` (label, help, target, needs)."""
+    return next(c for c in FAMILY.criteria if c.name == name)
+
+
+def single_fit_criteria() -> list[str]:
+    """Criteria computed from one fit (targets included), in the registry's order."""
+    return [c.name for c in FAMILY.criteria if c.needs in ("fit", "truth")]
+
+
+def sim_n(s: dict) -> int:
+    """The simulation's sample size: the setting, or (none) the app's default for that data set."""
+    return int(s["n"]) if s.get("n") is not None else SIM_N.get(s["dataset"], 200)
+
+
+def panel_help(column: str) -> str:
+    """One sentence under a result column's panel, from the registry (the criterion's help and
+    the target it estimates; a held-out score's label)."""
+    from svmcore.families.svm.criteria import HOLDOUT_OUTPUTS
+
+    for c in FAMILY.criteria:
+        if column in c.columns:
+            target = next((t.label for t in FAMILY.criteria if t.name == c.target), None)
+            return c.help + (f"; a proxy for {target}." if target and target not in c.help else ".")
+    held = {o.name: o.label for o in HOLDOUT_OUTPUTS}
+    return f"{held[column]} on the held-out test set." if column in held else ""
+
+
+def settings_from(values: dict | None = None) -> dict:
+    """Full settings: ``values`` (Param names) over the defaults, checked by the spec. Nothing is
+    clamped: a value the spec refuses raises SVMCoreError naming it and what is allowed."""
+    s = {**defaults(), **dict(values or {})}
+    if isinstance(s.get("criteria"), (tuple, str)):
+        s["criteria"] = list(s["criteria"].split(",") if isinstance(s["criteria"], str) else s["criteria"])
+    if isinstance(s.get("features"), tuple):
+        s["features"] = list(s["features"])
+    spec_for(s)
     return s
 
 
-# ------------------------------------------------------------------ query string
-_QP_KEYS = ("source", "dataset", "n", "seed", "cost_a", "cost_b", "prior_a", "lam", "sig",
-            "criteria", "rho", "folds", "test_frac", "n_max", "solver", "extend")
+def preset_settings(name: str) -> dict:
+    """The settings of a preset; SVMCoreError with one message when the spec refuses it."""
+    try:
+        return settings_from(PRESETS[name])
+    except SVMCoreError as exc:
+        raise SVMCoreError(f"preset {name!r}: {exc}") from None
 
 
-def to_query(settings: dict, selected: tuple | None = None, features: tuple | None = None) -> dict:
-    """Settings (and the clicked grid point) as flat strings for ``st.query_params``."""
-    q = {}
-    for k in _QP_KEYS:
-        v = settings.get(k)
-        if v is None:
-            continue
-        q[k] = ",".join(v) if isinstance(v, list) else (f"{v:g}" if isinstance(v, float) else str(v))
+# ------------------------------------------------------------------ links
+def _seq_param(name, url_key, label, helptext):
+    return Param(name, ListOf(Options(tuple(LABELS)), 50), None, label, helptext, url_key=url_key,
+                 cli_flag=None, widget="multiselect")
+
+
+#: what a link carries besides the run settings: the tuning page's view (a Param table, so links
+#: are written and read by ``svmcore.codec`` like the run settings)
+VIEW_PARAMS: tuple[Param, ...] = (
+    _seq_param("tun_shown", "show", "criteria to show", "the panels of the tuning page"),
+    _seq_param("tun_curves", "curves", "decision curves", "the fits drawn in the decision panel"),
+    Param("tun_ncols", Interval(Integral, 1, 4), 2, "panels per row", "panels per row",
+          url_key="ncols", cli_flag=None, widget="int"),
+    Param("tun_others", Boolean(), False, "other minimizers",
+          "mark every shown criterion's minimizer in each panel", url_key="others", cli_flag=None),
+    Param("selected", Text(60, r"[-+0-9.eE]+,[-+0-9.eE]+", "two numbers log2(nλ),log2 σ"), None,
+          "clicked point", "the clicked grid point", url_key="sel", cli_flag=None, widget="none"),
+    Param("slice_features", Text(20, r"[0-9]{1,4},[0-9]{1,4}", "two feature numbers i,j"), None,
+          "slice features", "the two features of the decision panel's slice", url_key="feat",
+          cli_flag=None, widget="none"),
+)
+#: session-state keys of the view that links carry
+VIEW_KEYS = tuple(p.name for p in VIEW_PARAMS if p.name not in ("selected", "slice_features"))
+
+
+def link_values(s: dict) -> dict:
+    """The settings as run-parameter values for a link (an upload is written as source csv)."""
+    vals = {k: v for k, v in s.items() if k not in APP_ONLY}
+    if vals.get("source") == "upload":
+        vals["source"] = "csv"
+    if vals.get("source") != "simulation":
+        vals.pop("n", None)
+    return vals
+
+
+def to_query(s: dict, selected: tuple | None = None, features: tuple | None = None,
+             view: dict | None = None) -> dict:
+    """Settings, the clicked point, the slice features and the view as a link's parameters
+    (``svmcore.codec.to_query`` over the model's and ``VIEW_PARAMS``' tables)."""
+    vals = {**link_values(s), **dict(view or {})}
     if selected is not None:
-        q["sel"] = f"{selected[0]:g},{selected[1]:g}"
+        vals["selected"] = f"{selected[0]:g},{selected[1]:g}"
     if features is not None:
-        q["feat"] = ",".join(str(int(f)) for f in features)
+        vals["slice_features"] = ",".join(str(int(f)) for f in features)
+    return codec.to_query(vals, codec.link_params(MODEL, extra=VIEW_PARAMS))
+
+
+def _dedup_lists(q: dict, notes: list) -> dict:
+    """A view list naming an entry twice keeps it once, with a note (ListOf refuses repeats)."""
+    q = {k: (v[-1] if isinstance(v, list) else v) for k, v in dict(q).items()}
+    for p in VIEW_PARAMS:
+        if isinstance(p.constraint, ListOf) and p.key in q:
+            items = [t.strip() for t in str(q[p.key]).split(",") if t.strip()]
+            once = list(dict.fromkeys(items))
+            if len(once) < len(items):
+                twice = next(t for t in items if items.count(t) > 1)
+                notes.append(f"link key {p.key!r} names {twice!r} twice; it was kept once")
+                q[p.key] = ",".join(once)
     return q
 
 
-def from_query(params: dict) -> tuple[dict | None, tuple | None, tuple | None]:
-    """(settings or None, selected point or None, features or None) from query parameters;
-    malformed values are ignored (a pasted link never crashes the app)."""
-    params = {k: (v[-1] if isinstance(v, list) else v) for k, v in dict(params).items()}
-    sel = feat = None
+def _point(text):
     try:
-        if "sel" in params:
-            a, b = params["sel"].split(",")
-            sel = (float(a), float(b))
-            sel = sel if np.all(np.isfinite(sel)) else None
+        a, b = (float(t) for t in str(text).split(","))
     except ValueError:
-        sel = None
+        return None
+    return (a, b) if np.all(np.isfinite((a, b))) else None
+
+
+def read_link(query: dict) -> tuple[dict | None, dict, list[str]]:
+    """(settings or None when the link has none, view values, notes) of a link.
+
+    Each key is read by its Param (``svmcore.codec.decode_query``, old keys through the Params'
+    aliases): an unknown key or a refused value gives one note naming it, and that key keeps its
+    default. Settings the spec refuses as a whole give one note and the defaults.
+    """
+    notes: list[str] = []
+    values, problems = codec.decode_query(_dedup_lists(query, notes), extra=VIEW_PARAMS)
+    notes += problems
+    view = {p.name: values.pop(p.name) for p in VIEW_PARAMS if p.name in values}
+    if "selected" in view:
+        view["selected"] = _point(view["selected"])
+    if "slice_features" in view:
+        view["slice_features"] = tuple(int(t) for t in view["slice_features"].split(","))
+    if values.pop("model", MODEL) != MODEL:
+        notes.append(f"this page shows the {MODEL} model; the link's model was ignored")
+    if not values and not problems:
+        return None, view, notes
+    if values.get("source") in ("csv", "inline"):
+        notes.append("The link referred to an uploaded CSV, which a link cannot carry: upload it again.")
+        return settings_from(), view, notes
+    if "dataset" in values and "source" not in values:
+        values["source"] = "bundled" if values["dataset"] in list_bundled() else "simulation"
     try:
-        if "feat" in params:
-            feat = tuple(int(x) for x in params["feat"].split(","))[:2]
-            feat = feat if len(feat) == 2 else None
-    except ValueError:
-        feat = None
-    if not any(k in params for k in _QP_KEYS):
-        return None, sel, feat
-    try:
-        s = clean({k: params[k] for k in _QP_KEYS if k in params})
-        spec_for(s)
-    except (SVMCoreError, ValueError, TypeError, OverflowError):
-        return None, sel, feat
-    return s, sel, feat
-
-
-def query_problem(params: dict) -> str:
-    """Why a link's settings were rejected ("" when they are fine or absent): the validator's
-    own message, shown once above the defaults."""
-    params = {k: (v[-1] if isinstance(v, list) else v) for k, v in dict(params).items()}
-    if not any(k in params for k in _QP_KEYS):
-        return ""
-    try:
-        spec_for(clean({k: params[k] for k in _QP_KEYS if k in params}))
-    except (SVMCoreError, ValueError, TypeError, OverflowError) as exc:
-        return str(exc)
-    return ""
-
-
-
-#: what a link carries besides the settings: the tuning page's panels, markers and curves
-VIEW_KEYS = ("tun_shown", "tun_curves", "tun_ncols", "tun_others")
-_VIEW_QP = {"tun_shown": "show", "tun_curves": "curves", "tun_ncols": "ncols", "tun_others": "others"}
-
-
-def view_to_query(view: dict) -> dict:
-    """The view's state (shown criteria, decision curves, panels per row, other minimizers)."""
-    q = {}
-    for k, name in _VIEW_QP.items():
-        v = view.get(k)
-        if v is None:
-            continue
-        q[name] = ",".join(v) if isinstance(v, (list, tuple)) else str(int(v))
-    return q
-
-
-def view_from_query(params: dict) -> dict:
-    """The view's state from a link; unknown criteria and out-of-range values are dropped."""
-    params = {k: (v[-1] if isinstance(v, list) else v) for k, v in dict(params).items()}
-    out = {}
-    for k in ("tun_shown", "tun_curves"):
-        if _VIEW_QP[k] in params:
-            out[k] = [c for c in str(params[_VIEW_QP[k]]).split(",") if c in LABELS][:20]
-    try:
-        if "ncols" in params and int(params["ncols"]) in (1, 2, 3, 4):
-            out["tun_ncols"] = int(params["ncols"])
-    except ValueError:
-        pass
-    if "others" in params:
-        out["tun_others"] = str(params["others"]) in ("1", "true", "True")
-    return out
+        return settings_from(values), view, notes
+    except SVMCoreError as exc:
+        notes.append(f"The link's settings were not used: {exc}. Showing the defaults.")
+        return settings_from(), view, notes
 
 
 # ------------------------------------------------------------------ data
@@ -325,14 +351,14 @@ def load_data(s: dict, upload_table=None, upload_name: str = "uploaded") -> Load
     """The data the settings describe, split into train/test when P(A|x) is unknown.
 
     Simulations are generated at ``n``; real data (bundled or uploaded) without a true-probability
-    column get a stratified held-out test set of ``test_frac`` and the training part is subsampled to
+    column get a stratified held-out test set of ``test_fraction`` and the training part is subsampled to
     at most ``n_max`` rows so the sweep stays interactive.
     """
     src = s["source"]
     if src == "simulation":
         if s["dataset"] not in SIMULATIONS:
             raise ValueError(f"unknown simulation {s['dataset']!r}")
-        full = make_simulation(s["dataset"], n=int(s["n"]), seed=int(s["seed"]))
+        full = make_simulation(s["dataset"], n=sim_n(s), seed=int(s["seed"]))
     elif src == "bundled":
         if load_bundled is None:
             raise ValueError("bundled data sets are not available in this build")
@@ -348,8 +374,8 @@ def load_data(s: dict, upload_table=None, upload_name: str = "uploaded") -> Load
     if src == "upload" and s.get("dropna"):
         notes.append(f"{dropped} rows with missing values dropped")
     train, test = full, None
-    if not full.has_truth and s["test_frac"] > 0:
-        train, test = train_test_split(full, s["test_frac"], seed=int(s["seed"]))
+    if not full.has_truth and s["test_fraction"] > 0:
+        train, test = train_test_split(full, s["test_fraction"], seed=int(s["seed"]))
         notes.append(f"held-out test set {test.n} rows")
     if src != "simulation" and s.get("n_max") and train.n > s["n_max"]:
         train = stratified_subsample(train, int(s["n_max"]), seed=int(s["seed"]))
@@ -370,33 +396,32 @@ def weights_for(s: dict, y):
 
 
 def grid_for(s: dict) -> GridSpec:
-    return GridSpec.parse(s["lam"], s["sig"])
+    return GridSpec.parse(s["log2_nlambda"], s["log2_sigma"])
 
 
-def data_spec_for(s: dict, fingerprint: str = "") -> DataSpec:
-    """The DataSpec of the sidebar settings (an upload is identified by its bytes' hash)."""
-    src = {"simulation": "simulation", "bundled": "bundled"}.get(s["source"], "csv")
-    real = src != "simulation"
-    return DataSpec(src, s["dataset"] if src != "csv" else "uploaded",
-                    n=int(s["n"]) if src == "simulation" else None, seed=int(s["seed"]),
-                    label=s.get("label") if src == "csv" else None,
-                    positive=s.get("positive") if src == "csv" else None,
-                    p_column=s.get("p_column") if src == "csv" else None,
-                    features=tuple(s["features"]) if src == "csv" and s.get("features") else None,
-                    standardize=bool(s.get("standardize", True)),
-                    test_fraction=float(s["test_frac"]) if real else 0.0, split_seed=int(s["seed"]),
-                    n_max=int(s["n_max"]) if real and s.get("n_max") else None,
-                    fingerprint=fingerprint)
+def spec_values_for(s: dict, has_truth: bool | None = None) -> dict:
+    """The settings as run-parameter values (``svmcore.codec.spec_from_values``): the app's
+    upload is source "csv" named by its file; a simulation has no test fraction or n max, real
+    data no n; with ``has_truth`` the criteria this data allows."""
+    v = {k: val for k, val in s.items() if k not in APP_ONLY}
+    src = v.get("source", "simulation")
+    if src == "upload":
+        v.update(source="csv", data=f"{v.pop('dataset', None) or 'uploaded'}.csv")
+    else:
+        v.update(label=None, positive=None, p_column=None, features=None)
+    if src == "simulation":
+        v.update(test_fraction=0.0, n_max=None)
+    else:
+        v["n"] = None
+    if v.get("features"):
+        v["features"] = tuple(v["features"])
+    v["criteria"] = tuple(v.get("criteria") or ()) if has_truth is None else tuple(criteria_for(s, has_truth))
+    return v
 
 
 def spec_for(s: dict, has_truth: bool | None = None, fingerprint: str = "") -> RunSpec:
     """The validated RunSpec of the settings: the one validator the CLI uses too."""
-    crit = s["criteria"] if has_truth is None else criteria_for(s, has_truth)
-    return make_spec("svm", data=data_spec_for(s, fingerprint), log2_nlambda=s["lam"],
-                     log2_sigma=s["sig"], criteria=list(crit), cost_a=float(s["cost_a"]),
-                     cost_b=float(s["cost_b"]), prior_a=s["prior_a"], xa_rho=float(s["rho"]),
-                     cv_folds=int(s["folds"]), cv_seed=int(s["seed"]),
-                     solver=s.get("solver", "auto"), extend_grid=bool(s.get("extend", True)))
+    return codec.spec_from_values(spec_values_for(s, has_truth), fingerprint=fingerprint)
 
 
 def run(s: dict, loaded: Loaded, progress=None, n_jobs: int | None = None, cancel=None):

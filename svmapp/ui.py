@@ -18,20 +18,32 @@ import streamlit as st
 
 from svmapp import settings as S
 from svmapp import estimate as E
+from svmapp import widgets as W
 from svmcore.datasets.simulations import SIMULATIONS
 
 SS = st.session_state
-SINGLE_FIT_CRITERIA = ["obs", "gacv", "xa", "brxa", "sure", "gckl", "misclass", "brmisclass"]
 #: a sweep estimated at no more than this runs by itself when a setting changes
 AUTO_RUN_SECONDS = 2.0
 #: exact LOO is offered only when its estimated extra time is within this budget
 LOO_BUDGET_SECONDS = 300.0
 #: every widget of the shared sidebar (their values survive pages that do not draw them)
-WIDGET_KEYS = ("w_source", "w_sim", "w_bundled", "w_n", "w_seed", "w_cost_a", "w_cost_b",
-               "w_prior_custom", "w_prior_a", "w_lam", "w_sig", "w_criteria", "w_cv", "w_loo",
-               "w_rho", "w_folds", "w_test_frac", "w_n_max", "w_solver", "w_preset", "w_label",
-               "w_positive", "w_pcol", "w_features", "w_standardize", "w_dropna", "w_present", "w_extend",
-               "tun_others", "tun_ncols", "tun_shown", "tun_curves", "w_image_format")
+APP_KEYS = ("w_source", "w_sim", "w_bundled", "w_n", "w_seed", "w_criteria", "w_cv", "w_loo",
+            "w_test_fraction", "w_n_max", "w_preset", "w_label", "w_positive", "w_pcol", "w_features",
+            "w_standardize", "w_dropna", "w_present", "w_image_format", *S.VIEW_KEYS)
+#: the run parameters whose widgets are generated from their Param (``svmapp.widgets``)
+GRID_NAMES = ("kernel", "log2_nlambda", "log2_sigma", "extend_grid")
+
+
+def generated_params() -> list:
+    """The Params drawn by ``svmapp.widgets``: kernel and grid, then the family's own table."""
+    return [S.run_param(n) for n in GRID_NAMES] + list(S.FAMILY.params)
+
+
+def widget_keys() -> list[str]:
+    keys = list(APP_KEYS)
+    for p in generated_params():
+        keys += [W.key(p), W.on_key(p)]
+    return keys
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
 
 
@@ -44,7 +56,7 @@ def plain(text) -> str:
 def keep_widget_state() -> None:
     """Streamlit forgets a widget's value on a run that does not draw it; re-assigning the key at
     the top of every run keeps the sidebar's settings across pages that have no sidebar."""
-    for k in WIDGET_KEYS:
+    for k in widget_keys():
         if k in SS:
             SS[k] = SS[k]
 
@@ -80,69 +92,56 @@ def _set_widgets(s: dict) -> None:
         SS.w_sim = s["dataset"] if s["dataset"] in SIMULATIONS else "wahba2d"
     elif s["source"] == "bundled":
         SS.w_bundled = s["dataset"]
-    SS.w_n = int(s["n"])
+    SS.w_n = int(s["n"] if s.get("n") is not None else S.SIM_N.get(s["dataset"], 200))
     SS.w_seed = int(s["seed"])
-    SS.w_cost_a = float(s["cost_a"])
-    SS.w_cost_b = float(s["cost_b"])
-    SS.w_prior_custom = s["prior_a"] is not None
-    SS.w_prior_a = float(s["prior_a"]) if s["prior_a"] is not None else 0.5
-    SS.w_lam = s["lam"]
-    SS.w_sig = s["sig"]
-    SS.w_criteria = [c for c in s["criteria"] if c in SINGLE_FIT_CRITERIA]
+    for p in generated_params():
+        W.put(p, SS, s.get(p.name, p.default))
+    single = S.single_fit_criteria()
+    SS.w_criteria = [c for c in s["criteria"] if c in single]
     SS.w_cv = "cv" in s["criteria"]
     SS.w_loo = "loo" in s["criteria"]
-    SS.w_rho = int(s["rho"])
-    SS.w_folds = int(s["folds"])
-    SS.w_test_frac = float(s["test_frac"])
-    SS.w_n_max = int(s["n_max"])
-    SS.w_solver = s.get("solver", "auto")
-    SS.w_extend = bool(s.get("extend", True))
+    SS.w_test_fraction = float(s["test_fraction"])
+    SS.w_n_max = int(s["n_max"] if s.get("n_max") is not None else S.DEFAULTS["n_max"])
     SS.w_dropna = bool(s.get("dropna", False))
 
 
 def _widget_settings() -> dict:
-    """Settings as the widgets currently hold them."""
+    """Settings as the widgets currently hold them (flat values by Param name; never clamped:
+    the spec names a value it refuses)."""
     src = SS.get("w_source", "simulation")
     dataset = {"simulation": SS.get("w_sim", "wahba2d"), "bundled": SS.get("w_bundled"),
                "upload": SS.get("upload_name", "uploaded")}[src]
     crit = list(SS.get("w_criteria", [])) + (["cv"] if SS.get("w_cv") else []) + \
         (["loo"] if SS.get("w_loo") and SS.get("loo_ok", True) else [])
-    s = {"source": src, "dataset": dataset, "n": SS.get("w_n", 200), "seed": SS.get("w_seed", 0),
-         "cost_a": SS.get("w_cost_a", 1.0), "cost_b": SS.get("w_cost_b", 1.0),
-         "prior_a": SS.get("w_prior_a") if SS.get("w_prior_custom") else None,
-         "lam": SS.get("w_lam", S.DEFAULTS["lam"]).strip(),
-         "sig": SS.get("w_sig", S.DEFAULTS["sig"]).strip(),
-         "criteria": crit, "rho": SS.get("w_rho", 2), "folds": SS.get("w_folds", 5),
-         "test_frac": SS.get("w_test_frac", 0.3), "n_max": SS.get("w_n_max", 300),
-         "solver": SS.get("w_solver", "auto"), "extend": bool(SS.get("w_extend", True))}
+    s = {**S.defaults(), "source": src, "dataset": dataset, "n": SS.get("w_n", 200),
+         "seed": SS.get("w_seed", 0), "criteria": crit,
+         "test_fraction": SS.get("w_test_fraction", S.DEFAULTS["test_fraction"]),
+         "n_max": SS.get("w_n_max", S.DEFAULTS["n_max"])}
+    s.update({p.name: W.value(p, SS) for p in generated_params()})
     if src == "upload":
         s.update(label=SS.get("w_label"), positive=SS.get("w_positive"),
                  p_column=None if SS.get("w_pcol") in (None, "(none)") else SS.get("w_pcol"),
                  features=list(SS.get("w_features") or []) or None,
                  standardize=bool(SS.get("w_standardize", True)), dropna=bool(SS.get("w_dropna", False)))
-    return S.clean(s)
+    return s
 
 
 def init_state() -> None:
-    """First run of a session: settings from the query string (a pasted link) or the defaults."""
+    """First run of a session: settings from the query string (a pasted link) or the defaults.
+    Each problem of the link is one note naming its key; the rest of the link is used."""
     if "requested" in SS:
         return
-    params = st.query_params.to_dict()
-    qs, sel, feat = S.from_query(params)
-    problem = S.query_problem(params)
-    s = qs or S.clean(S.DEFAULTS)
-    if problem:                       # one message, then the defaults
-        SS.link_note = f"The link's settings were not used: {problem}. Showing the defaults."
-    if s["source"] == "upload":       # an upload cannot come from a link
-        SS.link_note = "The link referred to an uploaded CSV, which a link cannot carry: upload it again."
-        s = S.clean(S.DEFAULTS)
-    for k, v in S.view_from_query(params).items():      # the rest of the view: panels, curves
-        SS[k] = v
+    qs, view, notes = S.read_link(st.query_params.to_dict())
+    s = qs or S.settings_from()
+    SS.link_note = " ".join(notes) or None
+    for k in S.VIEW_KEYS:               # the rest of the view: panels, curves
+        if k in view:
+            SS[k] = list(view[k]) if isinstance(view[k], tuple) else view[k]
     SS.requested = s
     SS.applied = None
     SS.result_key = None
-    SS.selected = sel
-    SS.features = feat or (0, 1)
+    SS.selected = view.get("selected")
+    SS.features = view.get("slice_features") or (0, 1)
     SS.run_now = False
     SS.run_error = None
     SS.upload_table = None
@@ -153,18 +152,26 @@ def init_state() -> None:
 
 def preset_of(s: dict) -> str:
     """The preset whose settings are ``s``, else CUSTOM (the preset box shows what is shown)."""
-    for name, p in S.PRESETS.items():
-        if S.clean({**S.DEFAULTS, **p}) == s:
-            return name
+    for name in S.PRESETS:
+        try:
+            if S.preset_settings(name) == s:
+                return name
+        except S.SVMCoreError:
+            continue
     return CUSTOM
 
 
 def load_preset(name: str | None = None) -> None:
-    """Callback of the preset button: widgets, requested settings, and a run."""
+    """Callback of the preset button: widgets, requested settings, and a run; a preset the spec
+    refuses gives one message and changes nothing."""
     name = name or SS.get("w_preset")
     if name not in S.PRESETS:
         return
-    s = S.clean({**S.DEFAULTS, **S.PRESETS[name]})
+    try:
+        s = S.preset_settings(name)
+    except S.SVMCoreError as exc:
+        SS.link_note = str(exc)
+        return
     _set_widgets(s)
     SS.requested = s
     SS.run_now = True
@@ -192,7 +199,7 @@ def _on_dataset_change() -> None:
             data = S.load_bundled(SS.w_bundled)
         else:
             return
-        SS.w_lam, SS.w_sig = S.nice_ranges(data)
+        SS.w_log2_nlambda, SS.w_log2_sigma = S.nice_ranges(data)
     except Exception:
         pass
 
@@ -220,15 +227,9 @@ def sidebar() -> None:
         if SS.get("link_note"):
             st.info(plain(SS.link_note))
         _data_widgets()
-        _weight_widgets()
-        st.markdown("### Grid (Gaussian kernel)")
-        c1, c2 = st.columns(2)
-        c1.text_input("log2(nλ) start:stop:step", key="w_lam", help="Paper: -25:0:1; minimizers of GACV "
-                      "and XA often sit right of 0, so the defaults reach 8")
-        c2.text_input("log2 σ start:stop:step", key="w_sig", help="Paper: -3:3:0.5")
-        st.checkbox("extend the grid until every minimizer is inside", key="w_extend",
-                    help="In the grid's own step, up to log2(nλ) ∈ [−40, 20] and log2 σ ∈ [−10, 10]; "
-                         "a minimizer still on an edge is named above the panels")
+        _model_widgets()
+        st.markdown("### Kernel and grid")
+        W.render_table([S.run_param(n) for n in GRID_NAMES], st)
         _criteria_widgets()
         st.toggle("presentation mode", key="w_present",
                   help="Larger fonts and no sidebar; switch off with the button at the top of the page")
@@ -258,47 +259,50 @@ def _data_widgets() -> None:
         _upload_widgets()
     sim = src == "simulation"
     c1, c2 = st.columns(2)
-    c1.number_input("n (simulated sample size)", 20, 2000, step=10, key="w_n", disabled=not sim)
-    c2.number_input("seed", 0, 10_000, step=1, key="w_seed",
-                    help="Simulation seed; also seeds the CV folds and the test split")
+    _data_number(c1, "n", disabled=not sim, step=10)
+    _data_number(c2, "seed")
     if not sim:
         c1, c2 = st.columns(2)
-        c1.number_input("n max (training rows)", 30, 2000, step=10, key="w_n_max",
-                        help="Real data are used at full size up to this many training rows; "
-                             "beyond it a stratified subsample is drawn")
-        c2.slider("test fraction", 0.0, 0.5, step=0.05, key="w_test_frac",
-                  help="Held out (stratified) when P(A|x) is unknown: gives test hinge and test error")
-        st.caption("Real and uploaded data are used at full size up to n max = 2000 training rows.")
+        _data_number(c1, "n_max", step=10)
+        p = S.run_param("test_fraction")
+        kw = W.number_bounds(p)
+        top = kw["max_value"] if "max_value" in kw else p.constraint.high - kw["step"]
+        c2.slider(p.label, kw.get("min_value", 0.0), top, step=kw["step"], key="w_test_fraction",
+                  help=p.describe())
 
 
-def _weight_widgets() -> None:
-    st.markdown("### Costs and priors")
-    c1, c2 = st.columns(2)
-    c1.number_input("C_A (B called A)", 0.01, 100.0, step=0.5, key="w_cost_a", format="%.2f")
-    c2.number_input("C_B (A called B)", 0.01, 100.0, step=0.5, key="w_cost_b", format="%.2f")
-    st.checkbox("target prior π_A differs from the sample", key="w_prior_custom")
-    st.slider("π_A (target population)", 0.01, 0.99, step=0.01, key="w_prior_a",
-              disabled=not SS.get("w_prior_custom"),
-              help="Used only when the box above is ticked; otherwise π_A is the sample's proportion")
+def _data_number(ui, name: str, disabled: bool = False, step=None) -> None:
+    """A data number widget whose label, help and bounds are its DATA_PARAMS entry's."""
+    p = S.run_param(name)
+    kw = W.number_bounds(p)
+    if step is not None:
+        kw["step"] = step
+    label = f"{p.label} ({p.unit})" if p.unit else p.label
+    ui.number_input(label, key=f"w_{name}", disabled=disabled, help=p.describe(), **kw)
+
+
+def _model_widgets() -> None:
+    """The family's parameter table, drawn by iterating it (a new Param appears here with no
+    other edit), then L(±1) of the costs and priors."""
+    st.markdown(f"### {S.FAMILY.title}")
+    W.render_table(S.FAMILY.params, st)
     _weights_caption()
 
 
 def _criteria_widgets() -> None:
     st.markdown("### Criteria")
-    st.multiselect("single-fit criteria and targets", SINGLE_FIT_CRITERIA, key="w_criteria",
-                   format_func=_crit_label, help="Targets (GCKL, MISCLASS, BRMISCLASS) need the true P(A|x)")
-    c1, c2, c3 = st.columns([1, 1, 1.3])
-    c1.selectbox("XA's ρ", [1, 2], key="w_rho",
-                 help="ρ = 2 is Joachims' bound; ρ = 1 is the (1.22) form of Wahba et al. (2001)")
-    c2.number_input("CV folds", 2, 20, key="w_folds")
-    c3.selectbox("solver", list(S.SOLVERS), key="w_solver",
-                 help="auto: the whole-λ path when available, else the cvxopt QP")
+    single = S.single_fit_criteria()
+    targets = ", ".join(S.criterion(c).label for c in single if S.criterion(c).is_target)
+    st.multiselect("single-fit criteria and targets", single, key="w_criteria",
+                   format_func=_crit_label, help=f"Targets ({targets}) need the true P(A|x). " +
+                   " ".join(S.criterion(c).help + "." for c in single))
     est = _estimates(_widget_settings())
-    st.checkbox(f"k-fold CV ({_fmt_s(est['cv'])} extra)", key="w_cv")
+    cv, loo = S.criterion("cv"), S.criterion("loo")
+    st.checkbox(f"{cv.label} ({_fmt_s(est['cv'])} extra)", key="w_cv", help=cv.help)
     ok = est["loo"] is None or est["loo"] <= LOO_BUDGET_SECONDS
     SS.loo_ok = ok
-    st.checkbox(f"exact LOO ({_fmt_s(est['loo'])} extra)", key="w_loo", disabled=not ok,
-                help="One refit per support vector at every grid point" if ok else
+    st.checkbox(f"exact {loo.label} ({_fmt_s(est['loo'])} extra)", key="w_loo", disabled=not ok,
+                help=loo.help if ok else
                 "Not offered: estimated above 5 min at this n and grid. Reduce n or the grid.")
 
 
@@ -674,8 +678,8 @@ def sync_query() -> None:
     """Mirror the applied settings, the clicked point and the slice features in the URL."""
     if SS.get("applied") is None:
         return
-    q = {**S.to_query(SS.applied, SS.get("selected"), SS.get("features")),
-         **S.view_to_query({k: SS.get(k) for k in S.VIEW_KEYS})}
+    q = S.to_query(SS.applied, SS.get("selected"), SS.get("features"),
+                   {k: SS.get(k) for k in S.VIEW_KEYS})
     try:
         if dict(st.query_params.to_dict()) != q:
             st.query_params.from_dict(q)
@@ -756,6 +760,6 @@ def settings_badge() -> None:
     g = result.spec.grid
     st.caption(f"**{plain(loaded.note)}** · {kind} case, L(+1) = {w.L_pos:.3g}, L(−1) = {w.L_neg:.3g} · "
                f"grid log2(nλ) {g.log2_nlambda.text} × log2 σ {g.log2_sigma.text} · "
-               f"solver {result.spec.solver} · {result.seconds:.1f} s")
+               f"{result.spec.kernel} kernel · solver {result.spec.solver} · {result.seconds:.1f} s")
     for note in result.notes:
         st.warning(plain(note), icon=":material/warning:")

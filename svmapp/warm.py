@@ -15,7 +15,7 @@ from svmapp import settings as S
 
 
 def warm(s: dict) -> float:
-    s = S.clean(s)
+    s = S.settings_from(s)
     loaded = S.load_data(s)
     key = S.spec_for(s, loaded.train.has_truth).key(S.code_fingerprint())
     if S.disk_get(key) is not None:
@@ -27,7 +27,7 @@ def warm(s: dict) -> float:
 
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    todo = {"default": S.DEFAULTS}
+    todo = {"default": {}}
     if "--presets" in argv:
         todo.update(S.PRESETS)
     if S.cache_dir() is None:

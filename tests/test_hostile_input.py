@@ -129,14 +129,16 @@ qp_value = st.one_of(st.text(max_size=20), st.integers(-10**12, 10**12).map(str)
 @settings(max_examples=300, deadline=None)
 @given(st.dictionaries(st.sampled_from(["n", "seed", "lam", "sig", "cost_a", "cost_b", "prior_a",
                                         "rho", "folds", "criteria", "source", "dataset",
-                                        "test_frac", "n_max", "solver", "extend", "bogus"]),
+                                        "test_frac", "n_max", "solver", "extend", "bogus",
+                                        "log2_nlambda", "kernel", "xa_rho", "show", "sel", "ncols"]),
                        qp_value, max_size=8))
 def test_url_to_spec_gives_defaults_or_a_valid_spec(params):
-    s, _, _ = S.from_query(params)
+    s, _, notes = S.read_link(params)
+    assert all(isinstance(n, str) and n for n in notes)
     if s is None:
         return
     spec = S.spec_for(s)            # a link that passes is a valid RunSpec, never an exception
-    assert spec.grid.size <= MAX_GRID_POINTS and 10 <= spec.data.n <= 5000 or spec.data.n is None
+    assert spec.grid.size <= MAX_GRID_POINTS and (spec.data.n is None or 10 <= spec.data.n <= 5000)
 
 
 def test_spec_rejects_unknown_model_and_option():

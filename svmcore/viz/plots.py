@@ -18,35 +18,19 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from ..grid import usable
-from .views import LOG_SCALE, DecisionView, PathView, label
+from .views import LOG_SCALE, OUTPUTS, DecisionView, PathView, label
 
 #: colours of the two classes' data points (never used for a criterion)
 CLASS_COLORS = ("#1f4e79", "#c0504d")
-#: one colour per criterion, the same in every figure: Okabe-Ito and Paul Tol's colour-blind-safe
-#: palettes, none near the class colours; paired criteria (XA/BRXA, …) differ in colour and dash
-COLORS = {
-    "GACV": "#009E73", "XA": "#AA4499", "BRXA": "#CC79A7", "SURE": "#56B4E9", "OBS": "#8C564B",
-    "GCKL": "#DDAA33", "MISCLASS": "#117733", "BRMISCLASS": "#999933", "CV hinge": "#44AA99",
-    "CV error": "#005F5F", "LOO hinge": "#882255", "LOO error": "#6A3D9A",
-    "test hinge": "#7F7F7F", "test error": "#3B3B3B", "test cost error": "#A6761D",
-    "selected": "#000000", "true (Bayes)": "#000000",
-}
-#: one line dash per criterion (decision curves), distinct across criteria
-DASHES = {
-    "GACV": "solid", "XA": "dash", "BRXA": "longdash", "SURE": "dashdot", "OBS": "2px,3px",
-    "GCKL": "longdashdot", "MISCLASS": "6px,3px,2px,3px,2px,3px", "BRMISCLASS": "12px,3px,3px,3px",
-    "CV hinge": "4px,4px", "CV error": "10px,2px", "LOO hinge": "2px,6px", "LOO error": "14px,4px,2px,4px",
-    "test hinge": "8px,8px", "test error": "3px,3px,9px,3px", "test cost error": "1px,3px,6px,3px",
-    "selected": "solid", "true (Bayes)": "dot",
-}
-#: marker of each criterion's minimizer when drawn in another criterion's panel
-MARK_SYMBOLS = {
-    "GACV": "diamond", "XA": "triangle-up", "BRXA": "triangle-down", "SURE": "square",
-    "OBS": "pentagon", "GCKL": "hexagon", "MISCLASS": "cross", "BRMISCLASS": "x",
-    "CV hinge": "star-diamond", "CV error": "hourglass", "LOO hinge": "bowtie",
-    "LOO error": "triangle-left", "test hinge": "triangle-right", "test error": "star-square",
-    "test cost error": "diamond-wide",
-}
+#: one colour, line dash and minimizer marker per criterion label, the same in every figure, read
+#: from the criteria registries (``svmcore.families``: Okabe-Ito and Paul Tol's colour-blind-safe
+#: palettes, none near the class colours); plus the clicked point and the Bayes rule
+_BY_LABEL = {o.label: o for o in OUTPUTS.values()}
+COLORS = {**{lab: o.colour for lab, o in _BY_LABEL.items()},
+          "selected": "#000000", "true (Bayes)": "#000000"}
+DASHES = {**{lab: o.dash for lab, o in _BY_LABEL.items()},
+          "selected": "solid", "true (Bayes)": "dot"}
+MARK_SYMBOLS = {lab: o.symbol for lab, o in _BY_LABEL.items()}
 SYMBOLS = ["star", "diamond", "triangle-up", "square", "pentagon", "hexagon", "cross", "x",
            "triangle-down", "star-diamond", "hourglass", "bowtie"]
 #: ring around a minimizer on a grid edge, and the marker of flagged fits

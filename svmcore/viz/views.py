@@ -19,22 +19,32 @@ from ..families.svm.fit import SVMFit, fit_svm, make_fit, solve_lambdas
 from ..kernels import Kernel, gaussian_gram, kernel_radius
 from ..weights import ClassWeights, bayes_threshold, class_weights_from_costs
 
-#: display names of result-table columns
-LABELS = {
-    "obs": "OBS", "gacv": "GACV", "xa": "XA", "brxa": "BRXA", "sure": "SURE",
-    "gckl": "GCKL", "misclass": "MISCLASS", "brmisclass": "BRMISCLASS",
-    "cv_hinge": "CV hinge", "cv_error": "CV error", "loo_hinge": "LOO hinge",
-    "loo_error": "LOO error", "test_hinge": "test hinge", "test_error": "test error",
-    "test_cost_error": "test cost error",
-}
+def _registry_outputs() -> tuple[dict, dict]:
+    """({column: Output} of the SVM sweep: its registry's outputs and its held-out scores,
+    {column: Output} over every family's registry, the SVM's first)."""
+    from ..families import all_families, get_family
+    from ..families.svm.criteria import HOLDOUT_OUTPUTS
 
+    svm = {**get_family("svm").outputs(), **{o.name: o for o in HOLDOUT_OUTPUTS}}
+    every = dict(svm)
+    for fam in all_families():
+        for name, o in fam.outputs().items():
+            every.setdefault(name, o)
+    return svm, every
+
+
+#: the SVM sweep's result columns (``SWEEP_OUTPUTS``) and every family's (``OUTPUTS``), each with
+#: how figures show it: read from the criteria registries, never kept by hand
+SWEEP_OUTPUTS, OUTPUTS = _registry_outputs()
+#: display names of the sweep's result-table columns
+LABELS = {name: o.label for name, o in SWEEP_OUTPUTS.items()}
 #: columns that grow like 1/λ (or faster) and need a log colour scale
-LOG_SCALE = ("gacv", "sure")
+LOG_SCALE = tuple(name for name, o in SWEEP_OUTPUTS.items() if o.scale == "log")
 
 
 def label(column: str) -> str:
     """Display name of a result column (``gacv`` → ``GACV``)."""
-    return LABELS.get(column, column)
+    return LABELS.get(column) or (OUTPUTS[column].label if column in OUTPUTS else column)
 
 
 # ------------------------------------------------------------------ grids
@@ -327,7 +337,7 @@ def summary_table(result) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-__all__ = ["LABELS", "LOG_SCALE", "label", "suggested_ranges", "estimate_seconds",
+__all__ = ["OUTPUTS", "LABELS", "LOG_SCALE", "label", "suggested_ranges", "estimate_seconds",
            "train_test_split", "stratified_subsample", "fit_at", "chosen_points",
            "decision_columns", "DecisionView", "decision_view", "PathView",
            "regularization_path", "summary_table", "IN_SAMPLE", "TARGETS", "RESAMPLING"]

@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
 PAGES = ["app_pages/tuning.py", "app_pages/summary.py", "app_pages/path.py", "app_pages/losses.py",
          "app_pages/criteria.py"]
-TINY = {"n": "60", "lam": "-12:0:4", "sig": "-1:1:1"}          # 4 × 3 grid, n = 60
+TINY = {"n": "60", "log2_nlambda": "-12:0:4", "log2_sigma": "-1:1:1"}          # 4 × 3 grid, n = 60
 GOOD_CSV = "\n".join(["a,b,c,label"] + [f"{i % 7},{(i * 3) % 11},{(i * 5) % 13},"
                                         f"{'yes' if (i % 7) + ((i * 3) % 11) > 8 else 'no'}"
                                         for i in range(80)]).encode()
@@ -58,9 +58,9 @@ def test_small_sweep_from_the_form():
     at = new_app()
     at.run()
     no_exception(at)
-    assert at.session_state["applied"]["lam"] == "-12:0:4"
-    at.text_input(key="w_lam").set_value("-8:0:8")
-    at.text_input(key="w_sig").set_value("0:1:1")
+    assert at.session_state["applied"]["log2_nlambda"] == "-12:0:4"
+    at.text_input(key="w_log2_nlambda").set_value("-8:0:8")
+    at.text_input(key="w_log2_sigma").set_value("0:1:1")
     at.number_input(key="w_n").set_value(50)
     at.multiselect(key="w_criteria").set_value(["gacv", "xa", "misclass"])
     at.checkbox(key="w_cv").check()
@@ -68,10 +68,10 @@ def test_small_sweep_from_the_form():
     at.run()
     no_exception(at)
     applied = at.session_state["applied"]
-    assert (applied["lam"], applied["sig"], applied["n"]) == ("-8:0:8", "0:1:1", 50)
+    assert (applied["log2_nlambda"], applied["log2_sigma"], applied["n"]) == ("-8:0:8", "0:1:1", 50)
     assert applied["criteria"] == ["gacv", "xa", "misclass", "cv"]
     assert any("grid log2(nλ) " in c.value and "× log2 σ " in c.value for c in at.caption)
-    assert at.query_params["lam"] in ("-8:0:8", ["-8:0:8"])      # mirrored in the URL
+    assert at.query_params["log2_nlambda"] in ("-8:0:8", ["-8:0:8"])      # mirrored in the URL
     at.switch_page("app_pages/summary.py").run()
     no_exception(at)
     df = at.dataframe[0].value
@@ -82,7 +82,7 @@ def test_bad_settings_show_error_and_keep_results():
     at = new_app()
     at.run()
     key = at.session_state["result_key"]
-    at.text_input(key="w_lam").set_value("0:-5:1")               # STOP below START
+    at.text_input(key="w_log2_nlambda").set_value("0:-5:1")               # STOP below START
     at.button(key="w_run").click()
     at.run()
     no_exception(at)
@@ -130,8 +130,8 @@ def test_good_csv_upload_runs_with_a_test_set():
     assert not at.sidebar.error
     assert at.selectbox(key="w_label").value == "label"
     at.selectbox(key="w_positive").set_value("yes")
-    at.text_input(key="w_lam").set_value("-8:0:8")
-    at.text_input(key="w_sig").set_value("0:1:1")
+    at.text_input(key="w_log2_nlambda").set_value("-8:0:8")
+    at.text_input(key="w_log2_sigma").set_value("0:1:1")
     at.button(key="w_run").click().run()
     no_exception(at)
     assert not at.error, [e.value for e in at.error]
@@ -144,7 +144,7 @@ def test_good_csv_upload_runs_with_a_test_set():
 
 def test_preset_loads_its_settings(monkeypatch):
     name = "Figure 1.4 (right): nonstandard C_A=1, C_B=2, π_A=0.1"
-    small = {**S.PRESETS[name], "n": 60, "lam": "-12:0:6", "sig": "0:1:1"}   # keep the test fast
+    small = {**S.PRESETS[name], "n": 60, "log2_nlambda": "-12:0:6", "log2_sigma": "0:1:1"}   # fast
     monkeypatch.setitem(S.PRESETS, name, small)
     at = new_app()
     at.run()
@@ -154,7 +154,8 @@ def test_preset_loads_its_settings(monkeypatch):
     applied = at.session_state["applied"]
     assert (applied["cost_a"], applied["cost_b"], applied["prior_a"]) == (1.0, 2.0, 0.1)
     assert at.number_input(key="w_cost_b").value == 2.0
-    assert at.slider(key="w_prior_a").value == pytest.approx(0.1)
+    assert at.checkbox(key="w_prior_a_on").value
+    assert at.number_input(key="w_prior_a").value == pytest.approx(0.1)
     assert any("nonstandard case" in c.value for c in at.caption)
 
 
@@ -167,31 +168,48 @@ def test_link_reproduces_view_and_selection():
     assert any("Clicked grid point" in m.value for m in at.markdown)
 
 
-def test_hostile_link_is_clamped_not_crashing():
-    at = new_app({**TINY, "n": "99999", "folds": "1", "prior_a": "7", "cost_a": "-3", "rho": "5",
-                  "dataset": "nope", "criteria": "gacv,bogus", "feat": "9,x"})
-    at.query_params["n"] = "60"          # keep the sweep tiny; the other values stay hostile
+def test_hostile_link_is_refused_by_name_not_clamped():
+    """Each refused value gives one note naming its key and what is allowed; that key keeps its
+    default, the rest of the link is used; nothing is clamped and nothing crashes."""
+    at = new_app({**TINY, "folds": "1", "prior_a": "7", "cost_a": "-3", "rho": "5",
+                  "criteria": "gacv,bogus", "feat": "9,x"})
     at.run()
     no_exception(at)
     applied = at.session_state["applied"]
-    assert applied["folds"] == 2 and applied["prior_a"] == 0.99 and applied["cost_a"] == 0.01
-    assert applied["criteria"] == ["gacv"]
+    assert (applied["cv_folds"], applied["prior_a"], applied["cost_a"]) == (5, None, 1.0)
+    assert applied["xa_rho"] == 5.0 and applied["n"] == 60           # valid values are used
+    note = unescaped(" ".join(i.value for i in at.info))
+    for key in ("'folds'", "'prior_a'", "'cost_a'", "'criteria'", "'feat'"):
+        assert key in note, (key, note)
+    assert "[2, 50]" in note and "[0.001, 1000]" in note
+
+
+def test_hostile_dataset_gives_one_note_and_the_defaults():
+    at = new_app({**TINY, "dataset": "nope"})
+    at.run()
+    no_exception(at)
+    assert at.session_state["applied"]["dataset"] == "wahba2d"
+    assert any("nope" in unescaped(i.value) for i in at.info)
 
 
 def test_query_round_trip_and_bad_links():
-    s = S.clean({**S.DEFAULTS, "cost_b": 2, "prior_a": 0.1, "criteria": ["gacv", "cv"]})
-    q = S.to_query(s, selected=(-3.0, 0.5), features=(1, 2))
-    back, sel, feat = S.from_query(q)
-    assert back == s and sel == (-3.0, 0.5) and feat == (1, 2)
-    assert S.from_query({"lam": "oops"})[0] is None           # malformed link: defaults
-    assert S.from_query({"n": "abc"})[0] is None
-    assert S.from_query({})[0] is None
-    assert S.clean({"n": 10 ** 6, "prior_a": 1.5})["n"] == 2000
+    s = S.settings_from({"cost_b": 2, "prior_a": 0.1, "criteria": ["gacv", "cv"], "kernel": "laplacian"})
+    q = S.to_query(s, selected=(-3.0, 0.5), features=(1, 2), view={"tun_shown": ["gacv"], "tun_ncols": 3})
+    back, view, notes = S.read_link(q)
+    assert notes == [] and back == s
+    assert view == {"tun_shown": ("gacv",), "tun_ncols": 3, "selected": (-3.0, 0.5),
+                    "slice_features": (1, 2)}
+    back, _, notes = S.read_link({"lam": "oops"})            # malformed: one note, the default
+    assert back["log2_nlambda"] == S.DEFAULTS["log2_nlambda"] and len(notes) == 1 and "'lam'" in notes[0]
+    assert S.read_link({"n": "abc"})[2][0].startswith("link key 'n'")
+    assert S.read_link({}) == (None, {}, [])
+    with pytest.raises(S.SVMCoreError, match="n must be in"):
+        S.settings_from({"n": 10 ** 6})                        # never clamped
 
 
 def test_disk_cache_round_trip(tmp_path, monkeypatch):
     monkeypatch.setenv("SVMAPP_CACHE", str(tmp_path))
-    s = S.clean({**S.DEFAULTS, **TINY, "criteria": ["gacv"]})
+    s = S.settings_from({"n": 60, "log2_nlambda": "-12:0:4", "log2_sigma": "-1:1:1", "criteria": ["gacv"]})
     loaded = S.load_data(s)
     key = S.spec_for(s, loaded.train.has_truth).key(S.code_fingerprint())
     assert S.disk_get(key) is None
@@ -213,8 +231,8 @@ def test_bundled_real_data_with_slice_and_test_set():
     at.selectbox(key="w_bundled").set_value(name).run()
     no_exception(at)
     at.number_input(key="w_n_max").set_value(60)
-    at.text_input(key="w_lam").set_value("-8:0:8")
-    at.text_input(key="w_sig").set_value("1:2:1")
+    at.text_input(key="w_log2_nlambda").set_value("-8:0:8")
+    at.text_input(key="w_log2_sigma").set_value("1:2:1")
     at.multiselect(key="w_criteria").set_value(["gacv", "xa"])
     at.button(key="w_run").click().run()
     no_exception(at)

@@ -57,9 +57,9 @@ def test_a_cheap_sweep_runs_by_itself_and_an_expensive_one_waits():
     at = new_app()
     at.run()
     key = at.session_state["result_key"]
-    at.text_input(key="w_lam").set_value("-12:0:6").run()      # 3 × 3 at n = 60: a fraction of a second
+    at.text_input(key="w_log2_nlambda").set_value("-12:0:6").run()      # 3 × 3 at n = 60: a fraction of a second
     ok(at)
-    assert at.session_state["applied"]["lam"] == "-12:0:6"
+    assert at.session_state["applied"]["log2_nlambda"] == "-12:0:6"
     assert at.session_state["result_key"] != key
     assert not stale_texts(at)
     at.number_input(key="w_n").set_value(200).run()             # still cheap without LOO
@@ -77,7 +77,7 @@ def test_estimates_come_from_measured_rates():
     from svmcore.timing import RateBook, workload
 
     E.rate_book.clear()                                  # nothing recorded by earlier tests
-    s = S.clean({**S.DEFAULTS, "n": 200, "lam": "-20:8:2", "sig": "-3:3:1"})
+    s = S.settings_from({"n": 200, "log2_nlambda": "-20:8:2", "log2_sigma": "-3:3:1"})
     rate = RateBook.baseline().seconds_per_point("path", workload(s["criteria"]), 200)
     est = E.estimates(s)
     assert est["points"] == 15 * 7 and est["n"] == 200
@@ -91,16 +91,17 @@ def test_rejected_link_shows_one_message_and_the_defaults():
     at.run()
     ok(at)
     notes = [unescaped(i.value) for i in at.sidebar.info]
-    assert len(notes) == 1 and "were not used" in notes[0] and "log2" in notes[0]
-    applied = at.session_state["applied"]
-    assert (applied["lam"], applied["sig"], applied["n"]) == (S.DEFAULTS["lam"], S.DEFAULTS["sig"], S.DEFAULTS["n"])
+    assert len(notes) == 1 and "'lam'" in notes[0] and "'sig'" in notes[0] and "log2" in notes[0]
+    applied = at.session_state["applied"]        # each refused key keeps its default; n = 20 is valid
+    assert (applied["log2_nlambda"], applied["log2_sigma"], applied["n"]) == \
+        (S.DEFAULTS["log2_nlambda"], S.DEFAULTS["log2_sigma"], 20)
 
 
 def test_overflowing_link_and_hostile_view_values_do_not_crash():
     at = new_app({**TINY, "sig": "1100", "show": "gacv,__import__,xa", "ncols": "99", "sel": "nan,inf"})
     at.run()
     ok(at)
-    assert at.session_state["applied"]["sig"] == S.DEFAULTS["sig"]
+    assert at.session_state["applied"]["log2_sigma"] == S.DEFAULTS["log2_sigma"]
     assert at.sidebar.info
 
 
@@ -167,7 +168,7 @@ def test_missing_values_can_be_dropped_and_text_columns_are_left_out():
     assert at.multiselect(key="w_features").value == ["a", "b"]          # "kind" is text
     assert "6 rows" in at.checkbox(key="w_dropna").label
     at.checkbox(key="w_dropna").check().run()
-    at.text_input(key="w_lam").set_value("-8:0:8").run()
+    at.text_input(key="w_log2_nlambda").set_value("-8:0:8").run()
     at.button(key="w_run").click().run()
     ok(at)
     assert not at.error, [e.value for e in at.error]

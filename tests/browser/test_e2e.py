@@ -79,7 +79,7 @@ def test_live_sidebar_click_and_shared_link(server, browser):
     page.get_by_text("grid log2(nλ) -12:0:4 × log2 σ -1:1:1").first.wait_for()
 
     # a cheap change runs by itself: no Run pressed
-    box = page.get_by_role("textbox", name="log2(nλ) start:stop:step")
+    box = page.get_by_role("textbox", name="log2(nλ)", exact=True)
     box.fill("-12:0:3")
     box.press("Enter")
     page.get_by_text("grid log2(nλ) -12:0:3 × log2 σ -1:1:1").first.wait_for()
@@ -130,7 +130,7 @@ def test_live_sidebar_click_and_shared_link(server, browser):
     other.wait_for_function("() => { const g = document.querySelectorAll('.js-plotly-plot');"
                             " return g.length && g[g.length - 1].innerText.includes('clicked point (-6, 0)'); }")
     assert other.evaluate(PANEL_TITLES_JS) == titles
-    assert re.search(r"lam=-12(%3A|:)0(%3A|:)3", other.url) and re.search(r"sel=-6(%2C|,)0", other.url)
+    assert re.search(r"log2_nlambda=-12(%3A|:)0(%3A|:)3", other.url) and re.search(r"sel=-6(%2C|,)0", other.url)
     no_errors(other)
     other.close()
     page.close()
