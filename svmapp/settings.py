@@ -3,11 +3,9 @@ loading and the sweep call. Pages and the sidebar (``svmapp.ui``) use these; tes
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -455,15 +453,11 @@ def cache_dir() -> Path | None:
     return Path(env) if env else Path.home() / ".cache" / "svm-tuning-explorer"
 
 
-@lru_cache(maxsize=1)
 def code_fingerprint() -> str:
-    """Hash of the svmcore sources: a cached result is used only with the code that made it."""
-    root = Path(__file__).resolve().parents[1]
-    h = hashlib.sha1()
-    for p in sorted((root / "svmcore").rglob("*.py")) + [root / "svmapp" / "settings.py"]:
-        h.update(p.relative_to(root).as_posix().encode())
-        h.update(p.read_bytes())
-    return h.hexdigest()[:16]
+    """The engine's code fingerprint (``svmcore.store.code_fingerprint``): a cached result is used
+    only with the code that made it."""
+    from svmcore.store import code_fingerprint as engine_fingerprint
+    return engine_fingerprint()
 
 
 def _cache():

@@ -13,6 +13,7 @@ reader never sees half a file. The layout is documented in ``docs/studies.md``.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -97,8 +98,10 @@ def _write_json(path: Path, obj) -> None:
     _atomic_write(path, lambda p: p.write_text(text, encoding="utf-8"))
 
 
+@functools.lru_cache(maxsize=1)
 def code_fingerprint() -> str:
-    """A hash of the ``svmcore`` sources: saved runs record which code made them."""
+    """A hash of the ``svmcore`` sources (computed once per process): saved runs and the app's
+    result cache record which code made them. The one fingerprint of the project."""
     root = Path(__file__).resolve().parent
     h = hashlib.sha256()
     for f in sorted(root.rglob("*.py")):
