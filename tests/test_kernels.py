@@ -1,4 +1,5 @@
 import numpy as np
+import pytest
 
 from svmcore.kernels import Kernel, gaussian_gram, kernel_radius, linear_gram, polynomial_gram
 
@@ -31,3 +32,58 @@ def test_radius_bounds_kii_minus_kij():
     R = kernel_radius(K)
     assert R <= 1.0
     assert np.all(np.diag(K)[:, None] - K <= R + 1e-15)
+
+
+# ------------------------------------------------------------------ the registry: Laplacian and linear
+def test_laplacian_gram_is_sklearns_with_gamma_one_over_sigma():
+    from sklearn.metrics.pairwise import laplacian_kernel
+
+    from svmcore.kernels import KERNELS
+
+    rng = np.random.default_rng(3)
+    X, Z = rng.normal(size=(7, 3)), rng.normal(size=(5, 3))
+    for sigma in (0.3, 1.0, 4.0):
+        np.testing.assert_allclose(Kernel("laplacian", sigma=sigma).gram(X, Z),
+                                   laplacian_kernel(X, Z, gamma=1 / sigma), rtol=1e-14)
+        lap = KERNELS["laplacian"]
+        np.testing.assert_allclose(lap.gram(lap.distances(X), sigma), laplacian_kernel(X, gamma=1 / sigma),
+                                   rtol=1e-14)
+    lin = KERNELS["linear"]
+    np.testing.assert_allclose(lin.gram(lin.distances(X), 1.0), X @ X.T, rtol=1e-14)
+
+
+def test_sweep_with_the_laplacian_kernel_matches_libsvm_and_differs_from_gaussian():
+    """The path solver on the Laplacian kernel against LIBSVM (scikit-learn's SVC, precomputed
+    Laplacian Gram, C = 1/(2nλ)) at every λ of a column; and a different table from the Gaussian's."""
+    from sklearn.metrics.pairwise import laplacian_kernel
+    from sklearn.svm import SVC
+
+    from svmcore.datasets.simulations import make_wahba2d
+    from svmcore.grid import sweep
+    from svmcore.spec import GridSpec
+
+    d = make_wahba2d(60, 1)
+    grid = GridSpec.parse("-6:0:2", "0")
+    lap = sweep(d, grid, kernel="laplacian", criteria=["obs", "gacv"]).table
+    gau = sweep(d, grid, kernel="gaussian", criteria=["obs", "gacv"]).table
+    assert not np.allclose(lap["gacv"], gau["gacv"])
+    K = laplacian_kernel(d.X, gamma=1.0)
+    for l2 in (-6.0, -4.0, -2.0, 0.0):
+        C = 1 / (2 * d.n * 2.0 ** l2 / d.n)
+        svc = SVC(C=C, kernel="precomputed", tol=1e-10).fit(K, d.y)
+        f = svc.decision_function(K)
+        obs = np.mean(np.maximum(0, 1 - d.y * f))   # eq 1.13 with L ≡ 1, from LIBSVM's fit
+        assert lap.loc[lap.log2_nlambda == l2, "obs"].item() == pytest.approx(obs, rel=1e-5, abs=1e-7)
+
+
+def test_linear_kernel_needs_one_sigma():
+    from svmcore._validation import SVMCoreError
+    from svmcore.datasets.simulations import make_wahba2d
+    from svmcore.grid import sweep
+    from svmcore.spec import GridSpec
+
+    d = make_wahba2d(40, 0)
+    with pytest.raises(SVMCoreError, match="linear kernel has no width"):
+        sweep(d, GridSpec.parse("-2:0:1", "-1:1:1"), kernel="linear")
+    t = sweep(d, GridSpec.parse("-2:0:1", "0"), kernel="linear", criteria=["gacv"]).table
+    assert len(t) == 3 and t["gacv"].notna().all()
