@@ -4,7 +4,7 @@ import streamlit as st
 
 from svmcore.datasets.simulations import make_simulation
 from svmcore.viz import plots
-from svmcore.viz import views as explore
+from svmcore import views as explore
 
 
 @st.cache_data(show_spinner=False, max_entries=16)

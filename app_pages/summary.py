@@ -3,7 +3,7 @@ import streamlit as st
 
 from svmapp import ui
 from svmcore.viz import plots
-from svmcore.viz import views as explore
+from svmcore import views as explore
 
 st.title("Summary: what each criterion chooses")
 res = ui.require_result()

@@ -6,7 +6,7 @@ import streamlit as st
 from svmapp import ui
 from svmapp.settings import panel_help, weights_for
 from svmcore.viz import plots
-from svmcore.viz import views as explore
+from svmcore import views as explore
 
 SS = st.session_state
 

@@ -3,7 +3,7 @@
 Seconds per grid point are measured, not modelled: ``svmcore.timing.RateBook`` starts from the
 rates measured on the build machine (``bench/measure_rates.py``) and this server adds every sweep it
 finishes, keyed by solver, workload (in-sample, k-fold CV, exact LOO) and n. The rough model of
-``svmcore.viz.views.estimate_seconds`` is used only for a solver that was never measured.
+``svmcore.views.estimate_seconds`` is used only for a solver that was never measured.
 """
 from __future__ import annotations
 
@@ -46,7 +46,7 @@ def estimates(s: dict, upload_table=None, upload_error: str | None = None) -> di
     settings are not valid."""
     from svmcore.families.svm.fit import choose_solver
     from svmcore.timing import workload
-    from svmcore.viz.views import estimate_seconds
+    from svmcore.views import estimate_seconds
 
     out = {"points": 0, "n": 0, "total": None, "cv": None, "loo": None, "source": "", "problem": ""}
     if s["source"] == "upload" and (upload_table is None or upload_error):

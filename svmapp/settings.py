@@ -21,7 +21,7 @@ from svmcore.families import get_family
 from svmcore.families.svm.criteria import ALL_CRITERIA, IN_SAMPLE, TARGETS
 from svmcore.params import Boolean, Interval, ListOf, Options, Param, Text
 from svmcore.spec import GridSpec, RunSpec, spec_params
-from svmcore.viz.views import LABELS
+from svmcore.views import LABELS
 from svmcore.weights import class_weights_from_costs
 
 try:  # written in parallel by another engineer: keep the app working without it
@@ -433,8 +433,8 @@ def run(s: dict, loaded: Loaded, progress=None, n_jobs: int | None = None, cance
 
 
 def nice_ranges(data: Dataset) -> tuple[str, str]:
-    """Per-data-set sensible quick ranges (``svmcore.viz.views.suggested_ranges``)."""
-    from svmcore.viz.views import suggested_ranges
+    """Per-data-set sensible quick ranges (``svmcore.views.suggested_ranges``)."""
+    from svmcore.views import suggested_ranges
 
     return suggested_ranges(data, quick=True)
 

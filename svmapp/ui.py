@@ -325,7 +325,7 @@ def _run_controls() -> None:
 
 
 def _crit_label(c: str) -> str:
-    from svmcore.viz.views import label
+    from svmcore.views import label
     return label(c)
 
 

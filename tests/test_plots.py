@@ -1,4 +1,4 @@
-"""Figure content of svmcore.viz.plots (and the svmcore.viz.views glue behind it); no Streamlit needed."""
+"""Figure content of svmcore.viz.plots (and the svmcore.views glue behind it); no Streamlit needed."""
 import subprocess
 import sys
 
@@ -6,7 +6,8 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from svmcore.viz import plots, views as explore
+from svmcore import views as explore
+from svmcore.viz import plots
 from svmcore.datasets.base import Dataset
 from svmcore.datasets.simulations import make_simulation
 from svmcore.grid import sweep
@@ -181,7 +182,7 @@ def test_figure_html_is_standalone(wahba):
 
 
 def test_svmcore_does_not_import_streamlit():
-    code = ("import sys, svmcore.viz.plots, svmcore.viz.views; "
+    code = ("import sys, svmcore.viz.plots, svmcore.views; "
             "sys.exit(1 if 'streamlit' in sys.modules else 0)")
     root = str(__import__("pathlib").Path(__file__).parents[1])
     assert subprocess.run([sys.executable, "-c", code], cwd=root).returncode == 0

@@ -11,7 +11,8 @@ import pytest
 from svmcore.datasets.simulations import make_simulation
 from svmcore.grid import Pick, sweep
 from svmcore.spec import GridSpec
-from svmcore.viz import plots, views
+from svmcore import views
+from svmcore.viz import plots
 
 GRID = GridSpec.parse("-12:0:4", "-1:1:1")     # 4 × 3 points
 N = 60
@@ -310,7 +311,7 @@ def test_sure_plateau_is_hatched_exactly_where_no_point_is_at_its_bound():
 def test_default_panels_pair_each_proxy_with_its_target(wahba):
     from dataclasses import replace
 
-    from svmcore.viz import views
+    from svmcore import views
     from svmcore.weights import class_weights_from_costs
 
     _, res = wahba                                       # C_B = 2, π_A = 0.1: nonstandard

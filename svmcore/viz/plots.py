@@ -18,7 +18,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from ..grid import usable
-from .views import LOG_SCALE, OUTPUTS, DecisionView, PathView, label
+from ..views import LOG_SCALE, OUTPUTS, DecisionView, PathView, label
 
 #: colours of the two classes' data points (never used for a criterion)
 CLASS_COLORS = ("#1f4e79", "#c0504d")

@@ -1,8 +1,9 @@
-"""Non-UI glue for the dashboard: sensible grids, fits at chosen grid points, decision meshes,
-regularization paths and the per-criterion summary table.
+"""The engine side of the dashboard's views: sensible grids, fits at chosen grid points, decision
+meshes, regularization paths, the per-criterion summary table, and display labels from the
+criteria registries.
 
-Everything here returns plain numbers, arrays and DataFrames; ``svmcore.viz.plots`` draws them and the
-Streamlit pages only call both. Nothing here imports Streamlit.
+Everything here computes and returns plain numbers, arrays and DataFrames; ``svmcore.viz`` only
+draws them, and the Streamlit pages call both. Nothing here imports Streamlit or Plotly.
 """
 from __future__ import annotations
 
@@ -12,18 +13,18 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from ..families.svm.criteria import IN_SAMPLE, RESAMPLING, TARGETS, gckl_values, brmisclass_values
-from ..datasets.base import Dataset
-from ..datasets.load import stratified_subsample, train_test_split  # noqa: F401  (re-exported)
-from ..families.svm.fit import SVMFit, fit_svm, make_fit, solve_lambdas
-from ..kernels import Kernel, gaussian_gram, kernel_radius
-from ..weights import ClassWeights, bayes_threshold, class_weights_from_costs
+from .families.svm.criteria import IN_SAMPLE, RESAMPLING, TARGETS, gckl_values, brmisclass_values
+from .datasets.base import Dataset
+from .datasets.load import stratified_subsample, train_test_split  # noqa: F401  (re-exported)
+from .families.svm.fit import SVMFit, fit_svm, make_fit, solve_lambdas
+from .kernels import Kernel, gaussian_gram, kernel_radius
+from .weights import ClassWeights, bayes_threshold, class_weights_from_costs
 
 def _registry_outputs() -> tuple[dict, dict]:
     """({column: Output} of the SVM sweep: its registry's outputs and its held-out scores,
     {column: Output} over every family's registry, the SVM's first)."""
-    from ..families import all_families, get_family
-    from ..families.svm.criteria import HOLDOUT_OUTPUTS
+    from .families import all_families, get_family
+    from .families.svm.criteria import HOLDOUT_OUTPUTS
 
     svm = {**get_family("svm").outputs(), **{o.name: o for o in HOLDOUT_OUTPUTS}}
     every = dict(svm)
