@@ -69,6 +69,9 @@ class BinaryKernelClassifier(ClassifierMixin, BaseEstimator):
     """
 
     _STATE: tuple = ()
+    #: fitted attributes read back as integer arrays, and those kept as plain (nested) lists
+    _INT_STATE = ("support_", "n_support_", "selected_features_", "kept_")
+    _LIST_STATE = ("comps_", "notes_")
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -178,10 +181,11 @@ class BinaryKernelClassifier(ClassifierMixin, BaseEstimator):
 
     def _restore(self, name: str, value):
         """A JSON value back as the fitted attribute (lists of numbers → arrays)."""
-        if isinstance(value, list) and (not value or not isinstance(value[0], (str, dict))):
-            return np.asarray(value, dtype=float if name not in ("support_", "n_support_",
-                                                                 "selected_features_") else int)
-        return value
+        if name in self._LIST_STATE or not isinstance(value, list):
+            return value
+        if value and isinstance(value[0], (str, dict)):
+            return value
+        return np.asarray(value, dtype=int if name in self._INT_STATE else float)
 
     def model_card(self, format: str = "dict"):
         """Settings and pick as a dict, or as Markdown with ``format="markdown"``."""
