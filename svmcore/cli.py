@@ -21,6 +21,7 @@ SUBCOMMAND_MODULES: tuple[str, ...] = (
     "svmcore.families.cosso.cli",
     "svmcore.families.usvc.cli",
     "svmcore.study_cli",
+    "svmcore.model_cli",
 )
 
 
