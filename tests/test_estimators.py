@@ -233,3 +233,13 @@ def test_unbiased_svc_is_the_irwls_machine_and_reports_its_threshold():
     np.testing.assert_allclose(m.coef_, ref.w, atol=1e-12)
     assert m.threshold_ == pytest.approx(-ref.b / ref.w[0])
     np.testing.assert_allclose(m.decision_function(x), ref.decision_function(x), atol=1e-12)
+
+
+def test_the_docs_example_runs():
+    """docs/estimators.md's example, as a practitioner would copy it."""
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "estimators.md").read_text()
+    code = re.findall(r"```python\n(.*?)```", text, re.S)[0]
+    exec(compile(code, "docs/estimators.md", "exec"), {"print": lambda *a, **k: None})

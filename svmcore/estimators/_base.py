@@ -203,7 +203,7 @@ class BinaryKernelClassifier(ClassifierMixin, BaseEstimator):
             if key == "estimator":
                 continue
             if isinstance(value, dict):
-                lines += [f"## {key}", "", "| name | value |", "|---|---|"]
+                lines += ([""] if lines[-1] else []) + [f"## {key}", "", "| name | value |", "|---|---|"]
                 lines += [f"| {k} | {v} |" for k, v in value.items()]
                 lines.append("")
             else:
