@@ -24,6 +24,7 @@ from .spec import DATA_PARAMS, GRID_PARAMS, run_params, spec_params
 #: modules that add whole subcommands (``add_subcommand(subparsers)`` and ``run(args)``)
 SUBCOMMAND_MODULES: tuple[str, ...] = (
     "svmcore.study_cli",
+    "svmcore.model_cli",
 )
 
 
