@@ -24,37 +24,27 @@ ESTIMATORS = {"svm": "TunedSVC", "logistic": "TunedKernelLogistic"}
 
 
 def add_subcommand(subparsers) -> None:
-    """Add ``tune`` and ``predict`` to an ``argparse`` subparsers object."""
+    """Add ``tune`` and ``predict`` to an ``argparse`` subparsers object; ``tune``'s data, grid,
+    kernel and model options are generated from the parameter tables of the families that have
+    an estimator."""
+    from .cli import add_spec_options
+    from .families import get_family
+
     tu = subparsers.add_parser("tune", help="sweep, pick by a criterion, refit and save the model as "
                                             "JSON (the issue's `fit --criterion`)")
-    d = tu.add_argument_group("data (a built-in set, or a CSV file)")
-    d.add_argument("--dataset", help="simulation or bundled data set (see `svmcore datasets`)")
-    d.add_argument("--n", type=int, help="sample size of a simulation")
-    d.add_argument("--seed", type=int, default=0, help="seed of a simulation (default 0)")
-    d.add_argument("--data", metavar="FILE.csv", help="a CSV file")
-    d.add_argument("--label", metavar="COL", help="label column of the CSV")
-    d.add_argument("--positive", metavar="VALUE", help="label value of class A (y = +1)")
-    d.add_argument("--features", metavar="A,B,...", help="feature columns (default: all others)")
-    tu.add_argument("--model", default="svm", choices=list(ESTIMATORS), help="model family (default svm)")
+    add_spec_options(tu, [get_family(m) for m in ESTIMATORS])
     tu.add_argument("--criterion", default="gacv",
-                    help="svm: gacv, xa, brxa, sure, obs, cv, cv_hinge, loo, loo_hinge; logistic: gacv, "
-                         "rangacv, cv, obs (default gacv)")
-    tu.add_argument("--log2-nlambda", default="-20:6:1", metavar="START:STOP:STEP")
-    tu.add_argument("--log2-sigma", default="-3:3:0.5", metavar="START:STOP:STEP")
-    tu.add_argument("--no-extend-grid", action="store_true", help="keep the grid as given")
-    w = tu.add_argument_group("costs and priors, svm only (Wahba et al. 2001, §1.7)")
-    w.add_argument("--cost-a", type=float, default=1.0, help="C_A, cost of calling a B an A")
-    w.add_argument("--cost-b", type=float, default=1.0, help="C_B, cost of calling an A a B")
-    w.add_argument("--prior-a", type=float, default=None, help="π_A in the target population")
-    tu.add_argument("--cv-folds", type=int, default=5, help="folds of the cv criteria (default 5)")
-    tu.add_argument("--cv-seed", type=int, default=0, help="seed of the folds (default 0)")
+                    help="the criterion that picks (λ, σ): svm: gacv, xa, brxa, sure, obs, cv, loo; "
+                         "logistic: gacv, rangacv, cv (default gacv)")
     tu.add_argument("--out", required=True, metavar="model.json")
-    tu.add_argument("--debug", action="store_true", help="print the traceback of internal failures")
     pr = subparsers.add_parser("predict", help="apply a model saved by `svmcore tune` to a CSV file")
     pr.add_argument("--model", required=True, metavar="model.json")
     pr.add_argument("--data", required=True, metavar="new.csv")
     pr.add_argument("--out", required=True, metavar="predictions.csv")
-    pr.add_argument("--debug", action="store_true", help="print the traceback of internal failures")
+
+
+#: tune's defaults where they differ from the tables': a wide λ range that grows
+TUNE_DEFAULTS = {"log2_nlambda": "-20:6:1", "extend_grid": True}
 
 
 def run(args) -> int:
@@ -108,45 +98,31 @@ def write_atomic(path: str, text: str) -> None:
 
 
 # ------------------------------------------------------------------ tune
-def _data_spec(args):
-    from .datasets.simulations import SIMULATIONS
-    from .spec import DataSpec
-
-    if args.dataset and args.data:
-        raise SVMCoreError("give either --dataset or --data, not both")
-    if args.dataset:
-        if args.dataset in SIMULATIONS:
-            return DataSpec("simulation", args.dataset, n=args.n, seed=args.seed)
-        return DataSpec("bundled", args.dataset)
-    if not (args.data and args.label):
-        raise SVMCoreError("no data: give --dataset NAME, or --data FILE.csv --label COL")
-    feats = tuple(f.strip() for f in args.features.split(",")) if args.features else None
-    return DataSpec("csv", os.path.basename(args.data), path=args.data, label=args.label,
-                    positive=args.positive, features=feats)
-
-
-def make_estimator(args):
-    """The estimator of ``svmcore tune``'s arguments."""
+def make_estimator(spec, criterion: str):
+    """The estimator of ``svmcore tune``: the spec's grid, kernel and family parameters."""
     from . import estimators
 
-    common = dict(criterion=args.criterion, log2_nlambda=args.log2_nlambda, log2_sigma=args.log2_sigma,
-                  extend_grid=not args.no_extend_grid, cv=args.cv_folds, random_state=args.cv_seed)
-    if args.model == "svm":
-        return estimators.TunedSVC(cost_a=args.cost_a, cost_b=args.cost_b, prior_a=args.prior_a, **common)
-    if (args.cost_a, args.cost_b, args.prior_a) != (1.0, 1.0, None):
-        raise SVMCoreError("--cost-a, --cost-b and --prior-a apply to --model svm only")
-    return estimators.TunedKernelLogistic(**common)
+    common = dict(criterion=criterion, log2_nlambda=spec.grid.log2_nlambda.text,
+                  log2_sigma=spec.grid.log2_sigma.text, extend_grid=spec.extend_grid,
+                  cv=spec.cv_folds, random_state=spec.cv_seed)
+    if spec.model == "svm":
+        return estimators.TunedSVC(kernel=spec.kernel, cost_a=spec.cost_a, cost_b=spec.cost_b,
+                                   prior_a=spec.prior_a, xa_rho=spec.xa_rho, solver=spec.solver,
+                                   **common)
+    return estimators.TunedKernelLogistic(kernel=spec.kernel, **common)
 
 
 def cmd_tune(args) -> int:
+    from .cli import spec_from_args
     from .datasets.load import load_data
 
-    check_output(args.out, [args.data])
-    est = make_estimator(args)
+    spec = spec_from_args(args, TUNE_DEFAULTS)
+    check_output(args.out, [spec.data.path])
+    est = make_estimator(spec, args.criterion)
     est._spec(10)   # the settings are checked before any work
-    train, _ = load_data(_data_spec(args))
+    train, _ = load_data(spec.data)
     est.fit(train.X, train.y)
-    payload = {"format": MODEL_FORMAT, "version": MODEL_VERSION, "model": args.model,
+    payload = {"format": MODEL_FORMAT, "version": MODEL_VERSION, "model": spec.model,
                "estimator": json.loads(est.to_json()),
                "features": list(train.feature_names),
                "center": None if train.center is None else np.asarray(train.center).tolist(),
@@ -155,8 +131,9 @@ def cmd_tune(args) -> int:
                "card": est.model_card()}
     write_atomic(args.out, json.dumps(payload, indent=1, allow_nan=False))
     bp = est.best_params_
+    gamma = f", γ = {bp['gamma']:.6g}" if "gamma" in bp else ""
     print(f"{args.criterion} picks log2(nλ) = {bp['log2_nlambda']:g}, log2 σ = {bp['log2_sigma']:g} "
-          f"(C = {bp['C']:.6g}, γ = {bp['gamma']:.6g}) → {args.out}", file=sys.stderr)
+          f"(C = {bp['C']:.6g}{gamma}) → {args.out}", file=sys.stderr)
     for note in est.notes_:
         print(f"note: {note}", file=sys.stderr)
     return 0

@@ -197,7 +197,8 @@ class DataSpec:
     fingerprint: str = ""
 
 
-_NAME = Text(80, r"[A-Za-z0-9_.\- ]+", "a name of letters, digits, '_', '-', '.' or spaces")
+#: a data set's name: a listed simulation or bundled set, or the display name of a CSV file
+_NAME = Text(200, r"[^\x00-\x1f]+", "a name without control characters")
 _COLUMN = Text(200, r"[^\x00-\x1f]+", "a column name")
 _ROWS = OneOf((None, Interval(Integral, MIN_ROWS, MAX_ROWS)))
 

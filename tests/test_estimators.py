@@ -117,6 +117,22 @@ def test_tunedsvc_matches_sklearn_svc_at_the_mapped_C_gamma_and_class_weight():
     np.testing.assert_allclose(svc2.decision_function(Xn), svc.decision_function(Xn), atol=1e-7)
 
 
+def test_tunedsvc_laplacian_matches_libsvm_on_the_laplacian_kernel():
+    """kernel="laplacian": the refit equals LIBSVM with scikit-learn's laplacian_kernel at γ = 1/σ
+    (an independent solver and kernel code), and to_sklearn_svc builds that machine."""
+    from sklearn.metrics.pairwise import laplacian_kernel
+
+    X, y = _data(60, 3)
+    m = TunedSVC(kernel="laplacian", log2_nlambda=LAM, log2_sigma=SIG).fit(X, y)
+    gamma = m.best_params_["gamma"]
+    assert gamma == pytest.approx(1 / m.best_params_["sigma"])
+    svc = SVC(C=m.best_params_["C"], kernel="precomputed", tol=1e-10).fit(laplacian_kernel(X, gamma=gamma), y)
+    Xn = np.random.default_rng(4).normal(size=(30, 2))
+    f_ref = svc.decision_function(laplacian_kernel(Xn, X, gamma=gamma))
+    np.testing.assert_allclose(m.decision_function(Xn), f_ref, atol=1e-5)
+    np.testing.assert_allclose(m.to_sklearn_svc().fit(X, y).decision_function(Xn), f_ref, atol=1e-7)
+
+
 def test_class_weight_and_per_class_sample_weight_are_the_costs():
     X, y = _data(50, 3)
     ref = TunedSVC(log2_nlambda=LAM, log2_sigma=SIG, cost_a=0.5, cost_b=2.0, extend_grid=False).fit(X, y)

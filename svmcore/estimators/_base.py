@@ -25,7 +25,7 @@ JSON_VERSION = 1
 JSON_FORMAT = "svmcore-estimator"
 
 
-def _make_spec(model: str, n: int, *, log2_nlambda="0", log2_sigma="0", **settings):
+def _make_spec(model: str, n: int, *, log2_nlambda="0", log2_sigma="0", kernel=None, **settings):
     """The one place the estimators build a ``RunSpec`` (``svmcore.spec.make_spec``).
 
     Parameters
@@ -38,7 +38,7 @@ def _make_spec(model: str, n: int, *, log2_nlambda="0", log2_sigma="0", **settin
     """
     data = DataSpec(source="inline", name=f"estimator fit (n = {n})")
     return make_spec(model, data=data, log2_nlambda=log2_nlambda, log2_sigma=log2_sigma,
-                     **settings)
+                     kernel=kernel, **settings)
 
 
 def seed_of(random_state) -> int:

@@ -9,7 +9,7 @@ import numpy as np
 from scipy.special import expit
 
 from ..grid import run_grid
-from ..kernels import gaussian_gram
+from ..kernels import Kernel
 from ._base import BinaryKernelClassifier, _make_spec, axis_text, seed_of
 from .svc import KERNELS, best_params
 
@@ -31,7 +31,7 @@ class TunedKernelLogistic(BinaryKernelClassifier):
         GACV (ranGACV paper, eq 8), randomized GACV (eq 10; ``rangacv_reps`` draws seeded by
         ``random_state``), k-fold CV deviance (eq 5 with folds), or the in-sample deviance.
     log2_nlambda, log2_sigma : grid axes ("START:STOP:STEP" or one number).
-    kernel : {"gaussian"}.   extend_grid : grow the grid until the pick is inside.
+    kernel : {"gaussian", "laplacian"}.   extend_grid : grow the grid until the pick is inside.
     cv : folds of "cv".   rangacv_reps : draws of ranGACV.
     n_jobs : worker processes for the σ columns (None: 1).   random_state : seed (None: 0).
 
@@ -68,7 +68,7 @@ class TunedKernelLogistic(BinaryKernelClassifier):
         if self.kernel not in KERNELS:
             raise ValueError(f"kernel must be one of {KERNELS}; got {self.kernel!r}")
         seed = seed_of(self.random_state)
-        return _make_spec("logistic", n, log2_nlambda=axis_text(self.log2_nlambda),
+        return _make_spec("logistic", n, kernel=self.kernel, log2_nlambda=axis_text(self.log2_nlambda),
                           log2_sigma=axis_text(self.log2_sigma),
                           criteria=(LOGISTIC_CRITERIA[self.criterion][0],), cv_folds=self.cv,
                           cv_seed=seed, extend_grid=bool(self.extend_grid),
@@ -100,7 +100,7 @@ class TunedKernelLogistic(BinaryKernelClassifier):
     def decision_function(self, X):
         """f(x) = b + Σ c_i K(x, x_i), the fitted logit of P(classes_[1] | x)."""
         X = self._check_X(X)
-        return self.intercept_[0] + gaussian_gram(X, self.X_train_, self.sigma_) @ self.coef_
+        return self.intercept_[0] + Kernel(self.kernel, sigma=self.sigma_).gram(X, self.X_train_) @ self.coef_
 
     def predict_proba(self, X):
         """(n, 2) array: P̂(classes_[0] | x), P̂(classes_[1] | x)."""

@@ -19,7 +19,8 @@ SVM_CRITERIA = {
     "cv_hinge": ("cv", "cv_hinge"), "loo": ("loo", "loo_error"), "loo_error": ("loo", "loo_error"),
     "loo_hinge": ("loo", "loo_hinge"),
 }
-KERNELS = ("gaussian",)
+#: the SVM family's kernels (``svmcore.kernels.KERNELS``): gaussian, laplacian, linear
+KERNELS = ("gaussian", "laplacian", "linear")
 
 
 class TunedSVC(BinaryKernelClassifier):
@@ -42,8 +43,9 @@ class TunedSVC(BinaryKernelClassifier):
     log2_nlambda, log2_sigma : str, float or (start, stop, step)
         Grid axes as "START:STOP:STEP" (STOP included) or one number. scikit-learn's
         C = 1/(2nλ) = 2^(−log2_nlambda)/2 and γ = 1/(2σ²).
-    kernel : {"gaussian"}
-        The only kernel wired into the SVM family's sweep.
+    kernel : {"gaussian", "laplacian", "linear"}
+        The SVM family's kernels: exp(−‖x − x′‖²/(2σ²)), exp(−‖x − x′‖₁/σ) (scikit-learn's
+        ``laplacian_kernel`` with γ = 1/σ), or ⟨x, x′⟩ (give one ``log2_sigma`` value).
     cost_a, cost_b : float
         C_A (cost of calling a ``classes_[0]`` point ``classes_[1]``) and C_B (the reverse).
     prior_a : float or None
@@ -106,9 +108,9 @@ class TunedSVC(BinaryKernelClassifier):
             raise ValueError(f"criterion must be one of {', '.join(SVM_CRITERIA)} (targets need the "
                              f"true P(A|x)); got {self.criterion!r}")
         if self.kernel not in KERNELS:
-            raise ValueError(f"kernel must be one of {KERNELS} (the only kernel wired into the SVM "
-                             f"family's sweep); got {self.kernel!r}")
-        return _make_spec("svm", n, log2_nlambda=axis_text(self.log2_nlambda),
+            raise ValueError(f"kernel must be one of {KERNELS} (the SVM family's kernels); got "
+                             f"{self.kernel!r}")
+        return _make_spec("svm", n, kernel=self.kernel, log2_nlambda=axis_text(self.log2_nlambda),
                           log2_sigma=axis_text(self.log2_sigma), cost_a=self.cost_a * fa,
                           cost_b=self.cost_b * fb, prior_a=self.prior_a,
                           criteria=(SVM_CRITERIA[self.criterion][0],), cv_folds=self.cv,
@@ -138,7 +140,7 @@ class TunedSVC(BinaryKernelClassifier):
         self.surface_ = res.table
         self.best_index_ = int(pick.row)
         self.best_score_ = float(row[column])
-        self.best_params_ = best_params(l2n, l2s)
+        self.best_params_ = best_params(l2n, l2s, self.kernel)
         self.notes_ = list(res.notes) + ([f"{column}: pick on the {pick.edge}"] if pick.edge else [])
         self.weights_ = res.weights.as_dict()
         self.n_train_ = int(X.shape[0])
@@ -157,19 +159,25 @@ class TunedSVC(BinaryKernelClassifier):
         self.lambda_ = float(fit.lam)
 
     def decision_function(self, X):
-        """f(x) = Σ_i c_i exp(−‖x − x_i‖²/(2σ²)) + b over the support vectors; > 0 means
-        ``classes_[1]``."""
+        """f(x) = Σ_i c_i K(x, x_i) + b over the support vectors; > 0 means ``classes_[1]``."""
         X = self._check_X(X)
-        K = Kernel("gaussian", sigma=self.sigma_).gram(X, self.support_vectors_)
+        K = Kernel(self.kernel, sigma=self.sigma_).gram(X, self.support_vectors_)
         return K @ self.dual_coef_[0] + self.intercept_[0]
 
     def to_sklearn_svc(self):
-        """An unfitted ``sklearn.svm.SVC`` with the same problem: C = 1/(2nλ), γ = 1/(2σ²),
-        class_weight = {classes_[1]: L(+1), classes_[0]: L(−1)} (``docs/svm.md`` §2)."""
+        """An unfitted ``sklearn.svm.SVC`` with the same problem: C = 1/(2nλ), the kernel as
+        scikit-learn names it (rbf with γ = 1/(2σ²); ``laplacian_kernel`` with γ = 1/σ as a
+        callable; linear), class_weight = {classes_[1]: L(+1), classes_[0]: L(−1)}
+        (``docs/svm.md`` §2)."""
+        from functools import partial
+
+        from sklearn.metrics.pairwise import laplacian_kernel
         from sklearn.svm import SVC
 
         w = self.weights_
-        return SVC(C=self.best_params_["C"], gamma=self.best_params_["gamma"], kernel="rbf",
+        kernel = {"gaussian": "rbf", "linear": "linear"}.get(self.kernel) or \
+            partial(laplacian_kernel, gamma=self.best_params_["gamma"])
+        return SVC(C=self.best_params_["C"], gamma=self.best_params_.get("gamma", "scale"), kernel=kernel,
                    class_weight={self.classes_[1].item() if hasattr(self.classes_[1], "item")
                                  else self.classes_[1]: w["L_pos"],
                                  self.classes_[0].item() if hasattr(self.classes_[0], "item")
@@ -182,9 +190,15 @@ class TunedSVC(BinaryKernelClassifier):
                 "notes": "; ".join(self.notes_) or "none"}
 
 
-def best_params(log2_nlambda: float, log2_sigma: float) -> dict:
+def best_params(log2_nlambda: float, log2_sigma: float, kernel: str = "gaussian") -> dict:
     """The pick in the grid's terms and in scikit-learn's: C = 1/(2nλ) = 2^(−log2 nλ)/2 (n cancels)
-    and γ = 1/(2σ²) (``docs/svm.md`` §2)."""
+    and the kernel's γ: 1/(2σ²) for the Gaussian, 1/σ for the Laplacian, none for the linear
+    kernel (``docs/svm.md`` §2)."""
     sigma = 2.0 ** log2_sigma
-    return {"log2_nlambda": log2_nlambda, "log2_sigma": log2_sigma, "sigma": sigma,
-            "C": 0.5 * 2.0 ** (-log2_nlambda), "gamma": 1.0 / (2.0 * sigma * sigma)}
+    out = {"log2_nlambda": log2_nlambda, "log2_sigma": log2_sigma, "sigma": sigma,
+           "C": 0.5 * 2.0 ** (-log2_nlambda)}
+    if kernel == "gaussian":
+        out["gamma"] = 1.0 / (2.0 * sigma * sigma)
+    elif kernel == "laplacian":
+        out["gamma"] = 1.0 / sigma
+    return out

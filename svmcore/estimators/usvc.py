@@ -64,11 +64,11 @@ class UnbiasedSVC(BinaryKernelClassifier):
             raise ValueError(f"sigma must be a positive number; got {self.sigma!r}")
         kernel = USVC_KERNELS[self.kernel]
         R = min(int(self.prototypes), np.unique(X, axis=0).shape[0])
-        spec = _make_spec("usvc", X.shape[0], options={
-            "method": self.method, "s": self.s, "kernel": kernel, "prototypes": max(R, 2),
-            "damping": self.damping, "C": self.C, "log2_sigma": math.log2(self.sigma),
-            "k_eps": self.k_eps, "start": self.start, "max_iter": self.max_iter,
-            "prototype_seed": seed_of(self.random_state)})
+        spec = _make_spec("usvc", X.shape[0], kernel="linear" if kernel == "linear" else "gaussian",
+                          log2_sigma=repr(math.log2(self.sigma)), method=self.method, s=self.s,
+                          prototypes=max(R, 2), damping=self.damping, C=self.C, k_eps=self.k_eps,
+                          start=self.start, max_iter=self.max_iter,
+                          prototype_seed=seed_of(self.random_state))
         m = fit_machine(spec, X, ypm)
         self.intercept_ = np.array([float(m.b)])
         self.converged_, self.n_iter_ = bool(m.fit.converged), int(m.fit.iterations)
