@@ -83,6 +83,7 @@ if sel is not None:
         st.rerun()
 else:
     st.caption("Click a grid point in any panel above to add its decision curve.")
+ui.use_this_model(result, data, sel)
 
 features = (0, 1)
 if data.d > 2:

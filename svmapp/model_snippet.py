@@ -25,7 +25,8 @@ def sklearn_mapping(spec, log2_nlambda: float, log2_sigma: float, y) -> dict:
     """
     w = class_weights_from_costs(y, spec.cost_a, spec.cost_b, spec.prior_a)
     sigma = 2.0 ** float(log2_sigma)
-    return {"C": 0.5 * 2.0 ** (-float(log2_nlambda)), "gamma": 1.0 / (2.0 * sigma * sigma),
+    gamma = {"gaussian": 1.0 / (2.0 * sigma * sigma), "laplacian": 1.0 / sigma}.get(spec.kernel)
+    return {"C": 0.5 * 2.0 ** (-float(log2_nlambda)), "gamma": gamma,
             "class_weight": None if w.is_standard else {1: w.L_pos, -1: w.L_neg},
             "L_pos": w.L_pos, "L_neg": w.L_neg, "standard": w.is_standard}
 
@@ -50,18 +51,37 @@ def model_snippet(spec, log2_nlambda: float, log2_sigma: float, y, criterion: st
 # 1. svmcore's estimator on a one-point grid (the SVM family's own fit there)
 from svmcore import TunedSVC
 
-model = TunedSVC(criterion={criterion!r}, log2_nlambda="{float(log2_nlambda)!r}",
+model = TunedSVC(criterion={criterion!r}, kernel={spec.kernel!r}, log2_nlambda="{float(log2_nlambda)!r}",
                  log2_sigma="{float(log2_sigma)!r}", cost_a={float(spec.cost_a)!r},
                  cost_b={float(spec.cost_b)!r}, prior_a={prior}, extend_grid=False).fit(X, y)
 
 # 2. the same problem in plain scikit-learn:
-#    C = 1/(2 n lambda) = 2^(-log2(n lambda))/2, gamma = 1/(2 sigma^2)
+#    C = 1/(2 n lambda) = 2^(-log2(n lambda))/2, {_KERNEL_NOTE[spec.kernel]}
 {why}
-from sklearn.svm import SVC
-
-svc = SVC(kernel="rbf", C={m["C"]!r}, gamma={m["gamma"]!r},
+{_sklearn_kernel(spec.kernel, m)}
+svc = SVC(C={m["C"]!r}, {_sklearn_kernel_args(spec.kernel, m)},
           class_weight={cw}, tol=1e-10).fit(X, y)
 '''
+
+
+_KERNEL_NOTE = {"gaussian": "gamma = 1/(2 sigma^2)",
+                "laplacian": "laplacian_kernel with gamma = 1/sigma",
+                "linear": "the linear kernel"}
+
+
+def _sklearn_kernel(kernel: str, m: dict) -> str:
+    if kernel == "laplacian":
+        return ("from functools import partial\n\nfrom sklearn.metrics.pairwise import laplacian_kernel\n"
+                "from sklearn.svm import SVC\n")
+    return "from sklearn.svm import SVC\n"
+
+
+def _sklearn_kernel_args(kernel: str, m: dict) -> str:
+    if kernel == "gaussian":
+        return f'kernel="rbf", gamma={m["gamma"]!r}'
+    if kernel == "laplacian":
+        return f'kernel=partial(laplacian_kernel, gamma={m["gamma"]!r})'
+    return 'kernel="linear"'
 
 
 def fitted_model_json(spec, data, log2_nlambda: float, log2_sigma: float, criterion: str = "gacv") -> str:
@@ -69,7 +89,7 @@ def fitted_model_json(spec, data, log2_nlambda: float, log2_sigma: float, criter
     training Dataset (``data.X``, ``data.y``) and the run's costs and priors."""
     from svmcore import TunedSVC
 
-    model = TunedSVC(criterion=criterion, log2_nlambda=repr(float(log2_nlambda)),
+    model = TunedSVC(criterion=criterion, kernel=spec.kernel, log2_nlambda=repr(float(log2_nlambda)),
                      log2_sigma=repr(float(log2_sigma)), cost_a=float(spec.cost_a),
                      cost_b=float(spec.cost_b), prior_a=spec.prior_a, extend_grid=False)
     return model.fit(data.X, data.y).to_json()

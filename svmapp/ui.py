@@ -763,3 +763,31 @@ def settings_badge() -> None:
                f"{result.spec.kernel} kernel · solver {result.spec.solver} · {result.seconds:.1f} s")
     for note in result.notes:
         st.warning(plain(note), icon=":material/warning:")
+
+
+def use_this_model(result, data, selected) -> None:
+    """"Use this model": the Python that rebuilds the clicked point's model or a criterion's pick
+    (as ``TunedSVC`` on a one-point grid and as a plain ``sklearn.svm.SVC`` with the mapping
+    stated), and the fitted model's JSON as a download (made only when asked for)."""
+    from svmapp.model_snippet import fitted_model_json, model_snippet
+    from svmcore.views import label
+
+    fam = result.spec.family
+    picks = [c for c in result.criteria if c in fam.criteria_names and fam.criterion(c).fn is not None
+             and not fam.criterion(c).is_target and result.pick(c) is not None]
+    choices = (["clicked point"] if selected is not None else []) + picks
+    if not choices or result.spec.model != "svm":
+        return
+    with st.expander("Use this model (Python, JSON)"):
+        choice = st.selectbox("model", choices, key="use_model", format_func=lambda c: c if c ==
+                              "clicked point" else f"{label(c)}'s pick")
+        if choice == "clicked point":
+            l2n, l2s = selected
+        else:
+            row = result.minimizer(choice)
+            l2n, l2s = float(row["log2_nlambda"]), float(row["log2_sigma"])
+        crit = choice if choice != "clicked point" else (picks[0] if picks else "gacv")
+        st.code(model_snippet(result.spec, l2n, l2s, data.y, criterion=crit), language="python")
+        st.download_button("fitted model (JSON)", file_name=f"svm_model_{l2n:g}_{l2s:g}.json",
+                           data=partial(fitted_model_json, result.spec, data, l2n, l2s, crit),
+                           mime="application/json", key="use_model_json")

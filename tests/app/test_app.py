@@ -246,3 +246,26 @@ def test_bundled_real_data_with_slice_and_test_set():
     assert tuple(at.session_state["features"]) == (0, 2)
     at.switch_page("app_pages/summary.py").run()
     assert "test error" in at.dataframe[0].value.columns
+
+
+def test_use_this_model_rebuilds_the_clicked_model():
+    """The "Use this model" snippet of the clicked point, executed, gives the family's fit there:
+    the TunedSVC on a one-point grid and the plain scikit-learn SVC (LIBSVM) agree with fit_svm."""
+    import numpy as np
+
+    from svmcore.families.svm.fit import fit_svm
+    from svmcore.kernels import Kernel
+
+    at = new_app({**TINY, "cost_b": "2", "sel": "-4,0", "kernel": "laplacian"})
+    at.run()
+    no_exception(at)
+    code = [c.value for c in at.code if "TunedSVC" in c.value]
+    assert len(code) == 1 and "laplacian_kernel" in code[0]
+    data = S.load_data(at.session_state["applied"]).train
+    spec = S.spec_for(at.session_state["applied"], data.has_truth)
+    assert spec.kernel == "laplacian" and spec.cost_b == 2.0
+    env = {"X": data.X, "y": data.y}
+    exec(code[0], env)  # noqa: S102 - our own generated snippet, no user data in it
+    ref = fit_svm(data.X, data.y, 2.0 ** -4 / data.n, Kernel("laplacian", sigma=1.0), spec.weights(data.y))
+    np.testing.assert_allclose(env["model"].decision_function(data.X), ref.f, atol=1e-6)
+    np.testing.assert_allclose(env["svc"].decision_function(data.X), ref.f, atol=1e-4)
