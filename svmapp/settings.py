@@ -5,16 +5,15 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 
+from numbers import Integral
+
 from svmcore._validation import SVMCoreError
 from svmcore.datasets.base import Dataset
-from svmcore.datasets.load import stratified_subsample, train_test_split
-from svmcore.datasets.simulations import SIMULATIONS, make_simulation
-from numbers import Integral
 
 from svmcore import codec
 from svmcore.families import get_family
@@ -24,22 +23,8 @@ from svmcore.spec import GridSpec, RunSpec, spec_params
 from svmcore.views import LABELS
 from svmcore.weights import class_weights_from_costs
 
-try:  # written in parallel by another engineer: keep the app working without it
-    from svmcore.datasets.bundled import list_bundled, load_bundled
-except ImportError:  # pragma: no cover
-    list_bundled = lambda: []  # noqa: E731
-    load_bundled = None
-try:
-    from svmcore.datasets.csvload import (MISSING_TOKENS, CSVLoadError, dataset_from_table,
-                                         default_positive, read_csv_table)
-except ImportError:  # pragma: no cover
-    class CSVLoadError(ValueError):
-        pass
-    dataset_from_table = read_csv_table = None
-    MISSING_TOKENS = frozenset({"", "na", "n/a", "nan", "null", "none", "?"})
-
-    def default_positive(values):
-        return sorted(map(str, values))[-1]
+from svmcore.datasets.bundled import list_bundled
+from svmcore.datasets.csvload import MISSING_TOKENS, CSVLoadError, read_csv_table
 
 SOURCES = ("simulation", "bundled", "upload")
 #: the model the sidebar's sweep runs (its parameter table draws the sidebar's model widgets)
@@ -325,7 +310,6 @@ class Loaded:
 
     train: Dataset
     test: Dataset | None
-    full: Dataset
     note: str
 
 
@@ -336,49 +320,35 @@ def parse_upload(data: bytes):
     return read_csv_table(bytes(data))
 
 
-def upload_dataset(table, s: dict, name: str = "uploaded") -> Dataset:
-    """Dataset from an uploaded table and the label / class-A / p column / features choices."""
-    if not s.get("label"):
-        raise CSVLoadError("choose the label column of the uploaded file")
-    return dataset_from_table(table, s["label"], positive=s.get("positive"),
-                              p_column=s.get("p_column"), features=s.get("features"),
-                              standardize=bool(s.get("standardize", True)), name=name)
-
-
 def load_data(s: dict, upload_table=None, upload_name: str = "uploaded") -> Loaded:
-    """The data the settings describe, split into train/test when P(A|x) is unknown.
+    """The data the settings describe, by the engine's one loader
+    (``svmcore.datasets.load.load_data`` of the settings' DataSpec): a simulation at ``n``; real
+    data (bundled or uploaded) without a true-probability column split off a stratified test set
+    of ``test_fraction``, the training part subsampled to at most ``n_max`` rows."""
+    from svmcore.datasets.load import load_data as engine_load
 
-    Simulations are generated at ``n``; real data (bundled or uploaded) without a true-probability
-    column get a stratified held-out test set of ``test_fraction`` and the training part is subsampled to
-    at most ``n_max`` rows so the sweep stays interactive.
-    """
-    src = s["source"]
-    if src == "simulation":
-        if s["dataset"] not in SIMULATIONS:
-            raise ValueError(f"unknown simulation {s['dataset']!r}")
-        full = make_simulation(s["dataset"], n=sim_n(s), seed=int(s["seed"]))
-    elif src == "bundled":
-        if load_bundled is None:
-            raise ValueError("bundled data sets are not available in this build")
-        full = load_bundled(s["dataset"], standardize=True)
-    else:
+    table, dropped = None, 0
+    if s["source"] == "upload":
         if upload_table is None:
             raise CSVLoadError("no CSV file uploaded yet")
-        dropped = 0
+        if not s.get("label"):
+            raise CSVLoadError("choose the label column of the uploaded file")
+        table = upload_table
         if s.get("dropna"):
-            upload_table, dropped = drop_missing(upload_table, used_columns(upload_table, s))
-        full = upload_dataset(upload_table, s, upload_name)
-    notes = [f"{full.name}: n = {full.n}, d = {full.d}"]
-    if src == "upload" and s.get("dropna"):
+            table, dropped = drop_missing(table, used_columns(table, s))
+    ds = spec_for(s).data
+    if s["source"] == "upload":
+        ds = replace(ds, name=upload_name)
+    train, test = engine_load(ds, table=table)
+    n_full = train.n + (0 if test is None else test.n)
+    notes = [f"{ds.name}: n = {n_full}, d = {train.d}"]
+    if s["source"] == "upload" and s.get("dropna"):
         notes.append(f"{dropped} rows with missing values dropped")
-    train, test = full, None
-    if not full.has_truth and s["test_fraction"] > 0:
-        train, test = train_test_split(full, s["test_fraction"], seed=int(s["seed"]))
+    if test is not None:
         notes.append(f"held-out test set {test.n} rows")
-    if src != "simulation" and s.get("n_max") and train.n > s["n_max"]:
-        train = stratified_subsample(train, int(s["n_max"]), seed=int(s["seed"]))
+    if ds.n_max and s["source"] != "simulation" and train.n >= ds.n_max:
         notes.append(f"training subsample of {train.n} rows (n max)")
-    return Loaded(train, test, full, "; ".join(notes))
+    return Loaded(train, test, "; ".join(notes))
 
 
 def criteria_for(s: dict, has_truth: bool) -> list[str]:
@@ -408,9 +378,10 @@ def spec_values_for(s: dict, has_truth: bool | None = None) -> dict:
     else:
         v.update(label=None, positive=None, p_column=None, features=None)
     if src == "simulation":
-        v.update(test_fraction=0.0, n_max=None)
+        v.update(test_fraction=0.0, n_max=None, n=sim_n(s))
     else:
         v["n"] = None
+        v["split_seed"] = v.get("seed", 0)        # the app's one seed also draws the test split
     if v.get("features"):
         v["features"] = tuple(v["features"])
     v["criteria"] = tuple(v.get("criteria") or ()) if has_truth is None else tuple(criteria_for(s, has_truth))
