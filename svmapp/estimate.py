@@ -22,7 +22,8 @@ def rate_book():
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def _bundled_size(name: str) -> int:
-    return int(S.load_bundled(name).n) if S.load_bundled is not None else 0
+    from svmcore.datasets.bundled import load_bundled
+    return int(load_bundled(name).n)
 
 
 def training_rows(s: dict, upload_table=None) -> int:

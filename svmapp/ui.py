@@ -19,6 +19,8 @@ import streamlit as st
 from svmapp import settings as S
 from svmapp import estimate as E
 from svmapp import widgets as W
+from svmcore.datasets.bundled import load_bundled
+from svmcore.datasets.csvload import default_positive
 from svmcore.datasets.simulations import SIMULATIONS
 
 SS = st.session_state
@@ -193,10 +195,10 @@ def _on_dataset_change() -> None:
             name = SS.get("w_sim")
             SS.w_n = S.SIM_N.get(name, 200)
             data = S.make_simulation(name, n=min(SS.w_n, 300))
-        elif src == "bundled" and S.load_bundled is not None and S.list_bundled():
+        elif src == "bundled" and S.list_bundled():
             if SS.get("w_bundled") not in S.list_bundled():
                 SS.w_bundled = S.list_bundled()[0]
-            data = S.load_bundled(SS.w_bundled)
+            data = load_bundled(SS.w_bundled)
         else:
             return
         SS.w_log2_nlambda, SS.w_log2_sigma = S.nice_ranges(data)
@@ -474,7 +476,7 @@ def _upload_defaults(table) -> None:
         SS.w_label = guess[0] if guess else cols[-1]
     values = S.label_values(table, SS.w_label)
     if SS.get("w_positive") not in values:
-        SS.w_positive = S.default_positive(values) if len(values) == 2 else None
+        SS.w_positive = default_positive(values) if len(values) == 2 else None
     others = [c for c in cols if c != SS.w_label]
     if SS.get("w_pcol") not in ["(none)"] + others:
         SS.w_pcol = "(none)"
