@@ -217,13 +217,24 @@ def resolve(spec: RunSpec, data: Dataset) -> RunSpec:
     return replace(spec, criteria=tuple(spec.family.default_criteria(data.has_truth)))
 
 
-def _columns_task(spec, data, test, weights, dist, log2_sigma, log2_nl):
-    """The rows of one σ column: the kernel's Gram matrix from the precomputed distances, once."""
+def column_rows(specs, data: Dataset, test: Dataset | None, dist, log2_sigma: float,
+                log2_nl) -> list[list[dict]]:
+    """The rows of one σ column for each spec (the same data and kernel; e.g. a study's
+    weightings): the Gram matrix is built once from the kernel's precomputed distances, and each
+    spec's family fits along λ. The one place a column is computed, for sweeps and studies."""
     sigma = float(2.0 ** log2_sigma)
-    K = KERNELS[spec.kernel].gram(dist, sigma)
+    K = KERNELS[specs[0].kernel].gram(dist, sigma)
     l2 = np.asarray(log2_nl, float)
-    col = Column(data, test, K, sigma, float(log2_sigma), l2, 2.0 ** l2 / data.n, weights, spec)
-    return spec.family.column(col)
+    out = []
+    for spec in specs:
+        col = Column(data, test, K, sigma, float(log2_sigma), l2, 2.0 ** l2 / data.n,
+                     spec.weights(data.y), spec)
+        out.append(spec.family.column(col))
+    return out
+
+
+def _columns_task(spec, data, test, weights, dist, log2_sigma, log2_nl):
+    return column_rows([spec], data, test, dist, log2_sigma, log2_nl)[0]
 
 
 def _run_columns(spec, data, test, weights, sqdist, tasks, n_jobs, progress, cancel):

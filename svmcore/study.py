@@ -30,8 +30,7 @@ import pandas as pd
 from ._validation import SVMCoreError
 from .datasets.base import Dataset
 from .datasets.load import stratified_split
-from .families.base import Column
-from .grid import Cancelled, GridResult, inefficiency, run_grid
+from .grid import Cancelled, GridResult, column_rows, inefficiency, run_grid
 from .kernels import KERNELS
 from .spec import MAX_SEED, RunSpec, clamp_jobs, validate
 
@@ -135,15 +134,7 @@ def column_task(prep: dict, specs: Sequence[RunSpec], log2_sigma: float, log2_nl
     """
     t0 = time.perf_counter()
     data, test = _datasets(prep)
-    sigma = float(2.0 ** log2_sigma)
-    K = KERNELS[specs[0].kernel].gram(prep["dist"], sigma)
-    l2 = np.asarray(log2_nl, float)
-    out = []
-    for spec in specs:
-        col = Column(data, test, K, sigma, float(log2_sigma), l2, 2.0 ** l2 / data.n,
-                     spec.weights(data.y), spec)
-        out.append(spec.family.column(col))
-    return out, time.perf_counter() - t0
+    return column_rows(specs, data, test, prep["dist"], log2_sigma, log2_nl), time.perf_counter() - t0
 
 
 def replicate_task(prep: dict, specs: Sequence[RunSpec]) -> tuple[list, float]:
