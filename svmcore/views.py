@@ -43,9 +43,18 @@ LABELS = {name: o.label for name, o in SWEEP_OUTPUTS.items()}
 LOG_SCALE = tuple(name for name, o in SWEEP_OUTPUTS.items() if o.scale == "log")
 
 
+def current_outputs() -> dict:
+    """{column: Output} over the families registered now (the SVM's first): a criterion added to
+    a registry after import is found too."""
+    return _registry_outputs()[1]
+
+
 def label(column: str) -> str:
     """Display name of a result column (``gacv`` → ``GACV``)."""
-    return LABELS.get(column) or (OUTPUTS[column].label if column in OUTPUTS else column)
+    if column in LABELS:
+        return LABELS[column]
+    out = OUTPUTS.get(column) or current_outputs().get(column)
+    return column if out is None else out.label
 
 
 # ------------------------------------------------------------------ grids

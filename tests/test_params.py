@@ -208,3 +208,30 @@ def test_dummy_criterion_everywhere(dummy_family, capsys, tmp_path):
     np.testing.assert_allclose(table["dummy"], table["n_sv"] / 60, rtol=0, atol=1e-15)
     assert dummy_family.outputs()["dummy"].label == "DUMMY"
     assert "DUMMY: the fraction of support vectors" in dummy_family.criterion("dummy").help
+
+
+def test_dummy_criterion_in_a_panel_and_on_the_criteria_page(dummy_family, monkeypatch):
+    from pathlib import Path
+
+    from streamlit.testing.v1 import AppTest
+
+    from svmcore.datasets.simulations import make_wahba2d
+    from svmcore.grid import run_grid
+    from svmcore.viz import plots
+
+    spec = spec_from_values({"model": "dummyfam", "n": 50, "log2_nlambda": "-4:0:2",
+                             "log2_sigma": "-1:1:1", "criteria": ("gacv", "dummy")})
+    res = run_grid(spec, make_wahba2d(50, 0), n_jobs=1)
+    fig = plots.criterion_contour(res, "dummy")
+    assert "DUMMY" in fig.layout.title.text
+    z = np.asarray(fig.data[0].z, float)
+    lam, sig, Z = res.surface("dummy")
+    # the panel draws the table's values, its colour scale clipped at the top for contrast
+    np.testing.assert_allclose(np.sort(z.ravel()), np.sort(np.minimum(Z, np.nanmax(z)).ravel()), rtol=1e-6)
+    assert plots.color_of("DUMMY") == "#123456"
+    svm = get_family("svm")
+    monkeypatch.setattr(svm, "criteria", svm.criteria + (DUMMY_CRITERION,))
+    page = Path(__file__).resolve().parents[1] / "app_pages" / "criteria.py"
+    at = AppTest.from_file(str(page), default_timeout=60).run()
+    assert not at.exception
+    assert any("DUMMY: the fraction of support vectors" in m.value for m in at.markdown)

@@ -18,7 +18,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from ..grid import usable
-from ..views import LOG_SCALE, OUTPUTS, DecisionView, PathView, label
+from ..views import LOG_SCALE, OUTPUTS, DecisionView, PathView, current_outputs, label
 
 #: colours of the two classes' data points (never used for a criterion)
 CLASS_COLORS = ("#1f4e79", "#c0504d")
@@ -43,13 +43,21 @@ AXIS_X = "log<sub>2</sub>(nλ)"
 AXIS_Y = "log<sub>2</sub> σ"
 
 
+def _output_by_label(name: str):
+    """The registry Output whose label is ``name`` (families registered now), or None."""
+    return next((o for o in current_outputs().values() if o.label == name), None)
+
+
 def color_of(name: str) -> str:
-    return COLORS.get(name, "#444444")
+    """The colour of a criterion label (``COLORS``, then the registries), grey for unknown names."""
+    o = None if name in COLORS else _output_by_label(name)
+    return COLORS.get(name) or (o.colour if o is not None else "#444444")
 
 
 def dash_of(name: str) -> str:
-    """The line dash of a criterion label (``DASHES``), solid for unknown names."""
-    return DASHES.get(name, "solid")
+    """The line dash of a criterion label (``DASHES``, then the registries), solid if unknown."""
+    o = None if name in DASHES else _output_by_label(name)
+    return DASHES.get(name) or (o.dash if o is not None else "solid")
 
 
 def _fmt(v) -> str:
