@@ -143,7 +143,7 @@ class BinaryKernelClassifier(ClassifierMixin, BaseEstimator):
 
     # ------------------------------------------------------------ persistence
     def to_json(self) -> str:
-        """The settings and fitted state as JSON: numbers as lists, no pickle.
+        """The settings and fitted state as JSON: numbers as lists (nothing executable is stored).
 
         Layout: ``{"format": "svmcore-estimator", "version": 1, "estimator": class name,
         "params": get_params(), "state": {attribute: value}}``; ``classes_`` keeps its dtype.
