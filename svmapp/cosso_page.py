@@ -30,7 +30,7 @@ TEST_FRACTION = 1 / 3
 
 _PAGE = {  # name: changes to the family table's row
     "dataset": dict(constraint=Options(SIMS + tuple(list_bundled())), default="zhang_additive"),
-    "n": dict(constraint=Interval(Integral, 50, 1000), default=250, label="n (simulations)",
+    "n": dict(constraint=Interval(Integral, 50, 1000), default=250, unit="", label="n (simulations)",
               step=50),
     "seed": dict(label="seed (test sample / split)"),
     "interactions": {}, "tune": {}, "rounds": {}, "n_M": dict(label="M grid size"),

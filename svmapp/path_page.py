@@ -21,7 +21,7 @@ LOG2_NLAMBDA = tuple(range(-1, -26, -1))
 SIGMAS = tuple(f"{v:g}" for v in np.arange(-3.0, 2.5, 0.5))
 
 _PAGE = {
-    "n": dict(constraint=Interval(Integral, 50, 1000), default=257, step=1),
+    "n": dict(constraint=Interval(Integral, 50, 1000), default=257, unit="", step=1),
     "seed": dict(constraint=Interval(Integral, 0, 10_000)),
     "log2_sigma": dict(constraint=Options(SIGMAS), default="0", label="log₂ σ (Gaussian kernel)",
                        widget="select",

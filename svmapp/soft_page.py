@@ -26,7 +26,7 @@ SPREAD_DRAWS, SPREAD_SEED = 10, 1
 
 _PAGE = {  # name: changes to the logistic family table's row
     "dataset": dict(constraint=Options(SETS), default=DEFAULT_DATA),
-    "n": dict(constraint=Interval(Integral, 40, 1000), default=150, step=10),
+    "n": dict(constraint=Interval(Integral, 40, 1000), default=150, unit="", step=10),
     "seed": dict(constraint=Interval(Integral, 0, 10_000)),
     "log2_nlambda": dict(default=DEFAULT_LAMBDA, label="log₂(nλ) START:STOP:STEP"),
     "log2_sigma": dict(default=DEFAULT_SIGMA, label="log₂σ START:STOP:STEP"),

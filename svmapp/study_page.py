@@ -28,7 +28,7 @@ DEFAULT_CRITERIA = ("gacv", "xa", "brxa", "misclass", "brmisclass")
 
 _PAGE = {  # name: changes to the svm family table's row
     "dataset": dict(constraint=Options(SIMS + REAL), default="wahba2d", label="Data"),
-    "n": dict(constraint=Interval(Integral, 10, 2000), default=100, label="n per replicate",
+    "n": dict(constraint=Interval(Integral, 10, 2000), default=100, unit="", label="n per replicate",
               step=10),
     "seed": dict(constraint=Interval(Integral, 0, 10**6), label="seed of replicate 0"),
     "test_fraction": dict(constraint=Interval(Real, 0.05, 0.45), default=0.3),

@@ -21,7 +21,7 @@ TEST_N = 5000
 
 _PAGE = {  # name: changes to the usvc family table's row
     "dataset": dict(constraint=Options(CASES), default="navia_a", label="case"),
-    "n": dict(constraint=Interval(Integral, 50, 2000), default=500, step=50),
+    "n": dict(constraint=Interval(Integral, 50, 2000), default=500, unit="", step=50),
     "seed": {}, "C": dict(constraint=Interval(Real, 0.01, 1000.0)), "s": {},
 }
 #: the kernel machine's own settings (view Params of this page)
