@@ -13,7 +13,7 @@ st.title("The regularization path (lin1d)")
 st.markdown(
     "The 1-D example of Wahba et al. 2001, §1.4: n = 257 points equally spaced on [0, 1], "
     "y ~ Bernoulli(p(x)) with p(x) = 0.5 − 0.4 cos(2πx), so sign(p(x) − ½) = +1 exactly on (¼, ¾). "
-    "Each panel is the SVM solution f(x) at one nλ between 2^−1 and 2^−25. "
+    "Each panel is the SVM solution f(x) at one nλ between 2^−1 and 2^−25 (red: the GCKL minimizer). "
     "Near the GCKL minimizer (red) f is close to sign(p(x) − ½): the SVM estimates the Bayes rule, "
     "not the probability — and only when λ is tuned.")
 links.show_notes(links.restore(PARAMS, R.PREFIX, R.MODEL))

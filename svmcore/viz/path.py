@@ -45,7 +45,7 @@ def truth_figure(x, p, threshold: float = 0.5, x_data=None, y_data=None, height:
     fig.add_hline(y=threshold, line=dict(color="#bbbbbb", width=1))
     fig.update_layout(height=height, plot_bgcolor="white", legend=LEGEND_BELOW,
                       margin=dict(l=45, r=10, t=50, b=90),
-                      title=dict(text="The true probability p(x) and its Bayes rule (Fig 1.2)", x=0.02))
+                      title=dict(text="p(x) and its Bayes rule (Fig 1.2)", x=0.02))
     fig.update_xaxes(title_text="x", showgrid=False)
     fig.update_yaxes(range=[-0.05, 1.05], tickvals=[0, 0.5, 1], showgrid=False)
     return fig
@@ -83,6 +83,6 @@ def path_panels(path, every: int = 3, ncols: int = 3, height_per_row: int = 190)
         a.font = dict(size=12, color=BEST if idx[k] == best else None)
     fig.update_layout(height=height_per_row * nrows + 150, plot_bgcolor="white", legend=LEGEND_BELOW,
                       margin=dict(l=35, r=10, t=70, b=80),
-                      title=dict(text=f"f(x) along the λ path, log<sub>2</sub> σ = {path.log2_sigma:g} "
-                                      "(red: GCKL minimizer)", x=0.02))
+                      title=dict(text=f"f(x) along the λ path, log<sub>2</sub> σ = {path.log2_sigma:g}",
+                                 x=0.02))
     return fig
