@@ -32,6 +32,10 @@ OTHER_PAGES = [
 PAGES += [st.Page(path, title=title, icon=icon, url_path=url)
           for path, title, icon, url in OTHER_PAGES
           if os.path.exists(os.path.join(os.path.dirname(os.path.abspath(__file__)), path))]
+#: the pages that keep their own settings in the link (``svmapp.links``): the sweep's link is not
+#: written over theirs
+OWN_LINK_PAGES = ("Soft classification", "Variable selection (COSSO)", "Unbiased SVC",
+                  "Simulation study", "Regularization path")
 #: the pages that read the shared sidebar (the SVM sweep's settings)
 SIDEBAR_PAGES = ("Tuning surfaces", "Summary table")
 
@@ -55,6 +59,7 @@ if page.title in SIDEBAR_PAGES:
     ui.sidebar()
 _T2 = time.perf_counter()
 page.run()
-ui.sync_query()
+if page.title not in OWN_LINK_PAGES:
+    ui.sync_query()
 if os.environ.get("SVMAPP_TIMING"):
     print(f"[svmapp] run {_T1 - _T0:.2f}s sidebar {_T2 - _T1:.2f}s page {time.perf_counter() - _T2:.2f}s", flush=True)

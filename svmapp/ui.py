@@ -503,6 +503,9 @@ def handle_upload(data: bytes, name: str) -> None:
     SS.upload_name = _safe_name(name)
     SS.upload_file = re.sub(r"[^A-Za-z0-9._ -]+", "_", name or "uploaded")[:80]
     SS.w_features = None
+    SS.features = (0, 1)                 # a new file: its slice features start over (issue 22)
+    for k in ("tun_f0", "tun_f1"):
+        SS.pop(k, None)
     try:
         SS.upload_table = S.parse_upload(data)
         SS.upload_text_cols = S.text_columns(SS.upload_table)    # once per file: it reads every cell

@@ -14,14 +14,14 @@ from typing import Any, Iterable, Mapping, MutableMapping
 from svmcore.params import Boolean, Interval, ListOf, OneOf, Options, Param
 
 
-def key(p: Param) -> str:
-    """The widget key of a Param."""
-    return f"w_{p.name}"
+def key(p: Param, prefix: str = "w_") -> str:
+    """The widget key of a Param (``prefix``: a page's own widgets, apart from the sidebar's)."""
+    return f"{prefix}{p.name}"
 
 
-def on_key(p: Param) -> str:
+def on_key(p: Param, prefix: str = "w_") -> str:
     """The key of the "given" checkbox of an optional number (None allowed)."""
-    return f"w_{p.name}_on"
+    return f"{prefix}{p.name}_on"
 
 
 def _inner(c, kind):
@@ -57,52 +57,55 @@ def number_bounds(p: Param) -> dict:
     return {k: v for k, v in out.items() if v is not None}
 
 
-def _number(p: Param, ui, disabled: bool, label: str, helptext: str):
+def _number(p: Param, ui, disabled: bool, label: str, helptext: str, prefix: str = "w_"):
     kw = number_bounds(p)
     if optional(p):
-        on = ui.checkbox(f"set {label}", key=on_key(p), disabled=disabled,
+        on = ui.checkbox(f"set {label}", key=on_key(p, prefix), disabled=disabled,
                          help=f"unticked: {p.format(None)}")
         disabled = disabled or not on
-    return ui.number_input(label, key=key(p), disabled=disabled, help=helptext, **kw)
+    return ui.number_input(label, key=key(p, prefix), disabled=disabled, help=helptext, **kw)
 
 
-def render(p: Param, ui, *, disabled: bool = False, label: str | None = None):
-    """Draw ``p`` in ``ui`` (``st`` or a container) from its widget kind and constraint."""
+def render(p: Param, ui, *, disabled: bool = False, label: str | None = None, prefix: str = "w_"):
+    """Draw ``p`` in ``ui`` (``st`` or a container) from its widget kind and constraint; its key
+    is ``prefix`` + name."""
     label = label or (f"{p.label} ({p.unit})" if p.unit else p.label)
+    k = key(p, prefix)
     helptext = p.describe()
     c = p.constraint
     if p.widget == "none":
         return None
     if isinstance(c, Boolean) or p.widget == "checkbox":
-        return ui.checkbox(label, key=key(p), disabled=disabled, help=helptext)
+        return ui.checkbox(label, key=k, disabled=disabled, help=helptext)
     listof = _inner(c, ListOf)
     if listof is not None and isinstance(listof.item, Options):
-        return ui.multiselect(label, list(listof.item.choices), key=key(p), disabled=disabled,
+        return ui.multiselect(label, list(listof.item.choices), key=k, disabled=disabled,
                               help=helptext)
     opts = _inner(c, Options)
     if opts is not None:
         choices = ([None] if optional(p) else []) + list(opts.choices)
-        return ui.selectbox(label, choices, key=key(p), disabled=disabled, help=helptext,
+        return ui.selectbox(label, choices, key=k, disabled=disabled, help=helptext,
                             format_func=p.format)
     if _inner(c, Interval) is not None:
-        return _number(p, ui, disabled, label, helptext)
-    return ui.text_input(label, key=key(p), disabled=disabled, help=helptext)
+        return _number(p, ui, disabled, label, helptext, prefix)
+    return ui.text_input(label, key=k, disabled=disabled, help=helptext)
 
 
-def render_table(params: Iterable[Param], ui, *, skip: Iterable[str] = (), columns: int = 2) -> None:
+def render_table(params: Iterable[Param], ui, *, skip: Iterable[str] = (), columns: int = 2,
+                 prefix: str = "w_") -> None:
     """Draw every Param of a table (except ``skip``), ``columns`` to a row."""
     todo = [p for p in params if p.name not in set(skip) and p.widget != "none"]
     for start in range(0, len(todo), columns):
         cols = ui.columns(columns) if columns > 1 else [ui]
         for col, p in zip(cols, todo[start:start + columns]):
-            render(p, col)
+            render(p, col, prefix=prefix)
 
 
-def value(p: Param, state: Mapping) -> Any:
+def value(p: Param, state: Mapping, prefix: str = "w_") -> Any:
     """The value the widget of ``p`` holds (the Param's default when it was never drawn)."""
-    if optional(p) and _inner(p.constraint, Interval) is not None and not state.get(on_key(p)):
+    if optional(p) and _inner(p.constraint, Interval) is not None and not state.get(on_key(p, prefix)):
         return None
-    v = state.get(key(p), p.default)
+    v = state.get(key(p, prefix), p.default)
     if isinstance(v, list):
         return list(v)
     if isinstance(v, str) and _inner(p.constraint, Options) is None:
@@ -110,20 +113,20 @@ def value(p: Param, state: Mapping) -> Any:
     return v
 
 
-def put(p: Param, state: MutableMapping, v: Any) -> None:
+def put(p: Param, state: MutableMapping, v: Any, prefix: str = "w_") -> None:
     """Write ``v`` into the widget keys of ``p`` (call before the widget is drawn)."""
     iv = _inner(p.constraint, Interval)
     if optional(p) and iv is not None:
-        state[on_key(p)] = v is not None
+        state[on_key(p, prefix)] = v is not None
         if v is None:
-            v = state.get(key(p))
+            v = state.get(key(p, prefix))
             if v is None:
                 v = _middle(iv)
     if iv is not None and v is not None and not isinstance(v, bool):
         v = int(v) if iv.kind is Integral else float(v)
     if isinstance(v, tuple):
         v = list(v)
-    state[key(p)] = v
+    state[key(p, prefix)] = v
 
 
 def _middle(iv: Interval) -> float:

@@ -1,53 +1,119 @@
-"""The soft classification page and its figures (no browser)."""
+"""The soft classification page: runs, links, its default grid, and its figures (no browser)."""
 import json
+import re
 from pathlib import Path
 
 import numpy as np
+import pytest
 from streamlit.testing.v1 import AppTest
 
+from svmapp import soft_page as P
 from svmcore.datasets.simulations import make_simulation
 from svmcore.families.soft.criteria import gacv, rangacv_draws
 from svmcore.families.soft.family import fit_logistic
 from svmcore.families.soft.newton import KernelBasis, solve_path, to01
 from svmcore.kernels import gaussian_gram
+from svmcore.spec import GridSpec
 from svmcore.viz import soft as sviz
 
 PAGE = str(Path(__file__).resolve().parents[1] / "app_pages" / "soft.py")
+SMALL = {"model": "logistic", "dataset": "wahba2d", "n": "50", "seed": "0",
+         "log2_nlambda": "-8:0:4", "log2_sigma": "-1:0:1", "rangacv_reps": "1", "cv": "true"}
+
+
+def _page(query=None) -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=180)
+    at.query_params.update(query or {})
+    return at.run()
+
+
+def _panels(at):
+    return [a["text"] for a in json.loads(at.get("plotly_chart")[0].proto.spec)["layout"]["annotations"]]
+
+
+def _notes(at):
+    return [re.sub(r"\\(.)", r"\1", i.value) for i in at.info if "link key" in i.value]
 
 
 def test_page_waits_for_run_then_renders_small_grid():
-    at = AppTest.from_file(PAGE, default_timeout=120)
-    at.run()
+    at = _page()
     assert not at.exception and not at.get("plotly_chart")       # nothing computed before Run
     assert at.info and "Run" in at.info[0].value
+    at.selectbox(key="soft_dataset").set_value("wahba2d")
     at.number_input(key="soft_n").set_value(50)
-    at.text_input(key="soft_lam").set_value("-8:0:4")
-    at.text_input(key="soft_sig").set_value("-1:0:1")
-    at.number_input(key="soft_reps").set_value(1)
+    at.text_input(key="soft_log2_nlambda").set_value("-8:0:4")
+    at.text_input(key="soft_log2_sigma").set_value("-1:0:1")
+    at.number_input(key="soft_rangacv_reps").set_value(1)
     at.button(key="soft_run").click().run()
     assert not at.exception, [e.value for e in at.exception]
     assert not at.error
     assert len(at.get("plotly_chart")) == 2
     assert at.title[0].value == "Soft classification"
-    panels = [a["text"] for a in json.loads(at.get("plotly_chart")[0].proto.spec)["layout"]["annotations"]]
-    assert panels == ["CKL", "GACV", "ranGACV", "CV"]
+    assert _panels(at) == ["CKL", "GACV", "ranGACV", "CV"]
+    assert dict(at.query_params) == SMALL                          # the link of the shown run
     # without CV: three panels; a widget change alone recomputes nothing
-    at.checkbox(key="soft_cv").uncheck().run()
+    at.checkbox(key="soft_use_cv").uncheck().run()
     assert len(at.get("plotly_chart")) == 2 and "with CV" in at.text[0].value
     at.button(key="soft_run").click().run()
-    panels = [a["text"] for a in json.loads(at.get("plotly_chart")[0].proto.spec)["layout"]["annotations"]]
-    assert panels == ["CKL", "GACV", "ranGACV"] and "with CV" not in at.text[0].value
+    assert _panels(at) == ["CKL", "GACV", "ranGACV"] and "with CV" not in at.text[0].value
+    assert dict(at.query_params)["cv"] == "false"
+
+
+def test_link_restores_the_run():
+    at = _page(SMALL)                                              # a link runs by itself
+    assert not at.exception and not at.error and not _notes(at)
+    assert at.selectbox(key="soft_dataset").value == "wahba2d"
+    assert at.text_input(key="soft_log2_nlambda").value == "-8:0:4"
+    assert at.number_input(key="soft_n").value == 50 and at.checkbox(key="soft_use_cv").value
+    out = at.session_state["soft_result"]
+    assert out["settings"] == "wahba2d, n = 50, seed 0, log2(nλ) -8:0:4 × log2 σ -1:0:1, R = 1, with CV"
+    again = _page(dict(at.query_params))
+    assert again.session_state["soft_result"]["rows"] == out["rows"]
+
+
+def test_each_bad_link_key_is_one_note_naming_it():
+    at = _page({"dataset": "iris", "log2_sigma": "3:1:1", "rangacv_reps": "0", "cost_a": "2"})
+    assert not at.exception and not at.error
+    notes = _notes(at)
+    assert len(notes) == 4, notes
+    for key in ("dataset", "log2_sigma", "rangacv_reps", "cost_a"):
+        assert sum(f"'{key}'" in n for n in notes) == 1, (key, notes)
+    assert "soft_result" not in at.session_state
+    assert at.selectbox(key="soft_dataset").value == P.DEFAULT_DATA
 
 
 def test_page_reports_bad_grid_text_as_plain_text():
-    at = AppTest.from_file(PAGE, default_timeout=120)
-    at.run()
-    at.text_input(key="soft_lam").set_value("*bold*_x_")
+    at = _page()
+    at.text_input(key="soft_log2_nlambda").set_value("*bold*_x_")
     at.button(key="soft_run").click().run()
     assert not at.exception
     # the message names the axis, and the user's text reaches the alert escaped, not as Markdown
     assert at.error and "log2\\(nλ\\)" in at.error[0].value
     assert "\\*bold\\*\\_x\\_" in at.error[0].value
+
+
+def _ckl(p, f):
+    """CKL (ranGACV paper, eq 3): (1/n) Σ [−p_i f_i + log(1 + e^{f_i})]."""
+    return float(np.mean(-p * f + np.logaddexp(0.0, f)))
+
+
+def test_default_picks_are_strictly_inside_the_default_grid():
+    values = {p.name: p.default for p in P.page_params()}
+    data, res, _, picks = P.picks(values)
+    grid = GridSpec.parse(values["log2_nlambda"], values["log2_sigma"])
+    lam, sig = grid.log2_nlambda.values(), grid.log2_sigma.values()
+    assert set(picks) == {"CKL", "GACV", "ranGACV", "CV"} and not res.notes     # no edge warning
+    for label, row in picks.items():
+        assert lam[0] < row["log2_nlambda"] < lam[-1], label
+        assert sig[0] < row["log2_sigma"] < sig[-1], label
+    # CKL's pick, recomputed from independent fits at every grid point
+    n = data.n
+    surface = np.array([[_ckl(data.p, fit_logistic(data.X, data.y, 2.0 ** a / n, 2.0 ** b)
+                              .decision_function(data.X)) for a in lam] for b in sig])
+    i, j = np.unravel_index(np.argmin(surface), surface.shape)
+    assert (picks["CKL"]["log2_sigma"], picks["CKL"]["log2_nlambda"]) == (sig[i], lam[j])
+    assert picks["CKL"]["ckl"] == pytest.approx(surface[i, j], rel=1e-6)
+    assert lam[0] < lam[j] < lam[-1] and sig[0] < sig[i] < sig[-1]
 
 
 def test_figures_have_expected_traces():

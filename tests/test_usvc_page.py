@@ -1,22 +1,61 @@
-"""The Unbiased SVC page renders, and its figure builders work without a browser."""
+"""The Unbiased SVC page renders, keeps its settings in its link, and its figure builders work
+without a browser (the surface's legend clear of its colour bar)."""
+import re
 from pathlib import Path
 
 import numpy as np
 from streamlit.testing.v1 import AppTest
 
-from svmcore.datasets.simulations import make_navia_b, make_wahba2d
+from svmapp import usvc_page as U
+from svmcore.datasets.simulations import make_navia_b, make_wahba2d, navia_threshold_error
 from svmcore.families.usvc import fit_kernel, fit_linear
 from svmcore.viz import usvc as vz
 
 PAGE = str(Path(__file__).resolve().parents[1] / "app_pages" / "usvc.py")
+SMALL = {"model": "usvc", "dataset": "navia_b", "n": "100", "seed": "4", "C": "5", "s": "3",
+         "prototypes": "6", "ksig": "0.5", "kC": "2", "kn": "60"}
+
+
+def _page(query=None) -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    at.query_params.update(query or {})
+    return at.run()
 
 
 def test_page_renders():
-    at = AppTest.from_file(PAGE, default_timeout=60)
-    at.run()
+    at = _page()
     assert not at.exception
     assert at.title[0].value == "Unbiased SVC"
     assert len(at.dataframe) == 1 and not at.error
+    assert dict(at.query_params)["dataset"] == "navia_a"          # the link holds the settings
+
+
+def test_link_round_trip():
+    at = _page(SMALL)
+    assert not at.exception and not at.error and not at.info
+    assert at.selectbox(key="usvc_dataset").value == "navia_b"
+    assert [at.number_input(key=U.PREFIX + k).value for k in ("n", "seed", "C", "s", "prototypes",
+                                                              "kernel_log2_sigma", "kernel_C",
+                                                              "kernel_n")] == [100, 4, 5, 3, 6, 0.5, 2, 60]
+    assert dict(at.query_params) == SMALL                          # written back as it was read
+    table = at.dataframe[0].value
+    # the thresholds' theoretical errors, recomputed from the table's thresholds
+    np.testing.assert_allclose(table["theoretical CE"],
+                               navia_threshold_error("navia_b", table["threshold"].to_numpy()), atol=1e-3)
+    assert at.text[0].value.startswith("navia_b: n = 100 training points (seed 4)")
+    again = _page(dict(at.query_params))                           # the link of the shown view
+    assert again.dataframe[0].value.equals(table) and [t.value for t in again.text] == \
+        [t.value for t in at.text]
+
+
+def test_each_bad_link_key_is_one_note_naming_it():
+    at = _page({"dataset": "wahba2d", "C": "-1", "what": "x"})
+    assert not at.exception
+    notes = [re.sub(r"\\(.)", r"\1", i.value) for i in at.info]
+    assert len(notes) == 3
+    for key in ("dataset", "C", "what"):
+        assert sum(f"'{key}'" in n for n in notes) == 1, (key, notes)
+    assert at.selectbox(key="usvc_dataset").value == "navia_a" and at.number_input(key="usvc_C").value == 10
 
 
 def test_figures():
@@ -30,3 +69,16 @@ def test_figures():
     w = make_wahba2d(100, 0)
     km = fit_kernel(w.X, w.y, 1.0, 8, method="svc", C=1.0)
     assert len(vz.kernel_machine_figure(w, {"k": km}, resolution=30).data) == 5
+
+
+def test_surface_legend_clear_of_the_colour_bar():
+    d = make_navia_b(60, 0)
+    f = vz.surface_figure(d.X[:, 0], d.y, 10.0, "svc", th_grid=np.linspace(0, 1, 11),
+                          w_grid=np.linspace(1, 20, 8))
+    bar, leg = f.data[0].colorbar, f.layout.legend
+    left, right = f.layout.xaxis.domain, f.layout.xaxis2.domain
+    # the colour bar stands in the gap between the surface and the profile panel ...
+    assert left[1] < bar.x < right[0] and bar.xanchor == "left"
+    # ... and the legend is horizontal in the bottom margin, below both panels
+    assert leg.orientation == "h" and leg.yref == "container" and leg.y == 0 and leg.yanchor == "bottom"
+    assert f.layout.margin.b >= 100

@@ -15,6 +15,9 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from .layout import LEGEND_BELOW, MARGIN_BELOW
+
+
 CURVE_LABELS = {"gckl": "GCKL", "cv_hinge": "5-fold CV hinge", "gacv": "GACV (refit step)"}
 
 #: true additive logit components of Zhang (2006) Example 1, before centring
@@ -24,15 +27,31 @@ TRUE_COMPONENTS = {
 }
 
 
+def log_range(values, pad: float = 0.03) -> list[float]:
+    """A log axis's range (log10 units) that fits ``values``, with ``pad`` of the span each side."""
+    v = np.log10(np.asarray(values, float)[np.asarray(values, float) > 0])
+    lo, hi = float(v.min()), float(v.max())
+    span = max(hi - lo, 1e-3)
+    return [lo - pad * span, hi + pad * span]
+
+
 def theta_path_figure(payload: dict) -> go.Figure:
-    """θ_α of every component against M (log axis), the chosen M as a dashed line."""
+    """θ_α of every component against M (log axis fitted to the M grid), the chosen M dashed.
+
+    The chosen M is a line trace, not a layout shape: a shape's or annotation's x on a log axis
+    is read in log10 units by Plotly, which stretched the axis far past the grid."""
     fig = go.Figure()
     M = payload["M_grid"]
     for name, vals in payload["theta_path"].items():
         fig.add_trace(go.Scatter(x=M, y=vals, mode="lines+markers", name=name))
-    fig.add_vline(x=payload["M"], line_dash="dash", annotation_text=f"M = {payload['M']:.3g}")
+    top = max([1.0] + [float(np.nanmax(v)) for v in payload["theta_path"].values() if len(v)])
+    fig.add_trace(go.Scatter(x=[payload["M"]] * 2, y=[0, top], mode="lines+text", name="chosen M",
+                             text=["", f"M = {payload['M']:.3g}"], textposition="top left",
+                             line=dict(color="black", dash="dash"), showlegend=False))
     fig.update_layout(title="θ against the budget M (Σθ ≤ M)", xaxis_title="M", yaxis_title="θ",
-                      xaxis_type="log", height=400)
+                      height=400)
+    fig.update_xaxes(type="log", range=log_range(M))
+    fig.update_yaxes(range=[-0.03 * top, 1.1 * top])
     return fig
 
 
@@ -105,7 +124,8 @@ def region_figure(model, X, y, j: int = 0, k: int = 1, n_grid: int = 80) -> go.F
                                  marker=dict(color=colr, size=5, line=dict(width=0.5, color="white"))))
     names = model.names
     fig.update_layout(title="Decision regions in a 2-D slice (other inputs at their medians)",
-                      xaxis_title=names[j], yaxis_title=names[k], height=450)
+                      xaxis_title=names[j], yaxis_title=names[k], height=480,
+                      legend=LEGEND_BELOW, margin=MARGIN_BELOW)
     return fig
 
 

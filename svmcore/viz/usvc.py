@@ -8,6 +8,7 @@ from scipy.stats import norm
 
 from ..datasets.simulations import NAVIA, navia_threshold_error
 from ..families.usvc.surface import empirical_threshold_error, profile, surface, trajectory
+from .layout import LEGEND_BELOW, MARGIN_BELOW
 
 
 def class_densities(name: str, grid=None) -> go.Figure:
@@ -46,10 +47,13 @@ def surface_figure(x, y, C: float, loss: str, s: float = 2.0, paths: dict | None
     n = len(np.ravel(y))
     S = surface(x, y, th, w, C, loss, s)
     prof, wmin = profile(S, w, C, n)
-    fig = make_subplots(1, 2, subplot_titles=(f"{loss.upper()} surface L̃_P(Th, w) / (C n)",
-                                              "profile min_w L̃_P / (C n)"))
-    fig.add_trace(go.Contour(x=th, y=w, z=np.log10(S / (C * n)), colorscale="Viridis",
-                             colorbar=dict(title="log10"), name="surface"), 1, 1)
+    fig = make_subplots(1, 2, horizontal_spacing=0.16,
+                        subplot_titles=(f"{loss.upper()} surface L̃_P(Th, w) / (C n)",
+                                        "profile min_w L̃_P / (C n)"))
+    right = fig.layout.xaxis.domain[1]
+    fig.add_trace(go.Contour(x=th, y=w, z=np.log10(S / (C * n)), colorscale="Viridis", name="surface",
+                             colorbar=dict(title="log10", x=right + 0.01, xanchor="left",
+                                           thickness=14)), 1, 1)
     fig.add_scatter(x=th, y=wmin, mode="lines", line=dict(dash="dash", color="white"),
                     name="min over w", row=1, col=1)
     for label, (coef_path, b_path) in (paths or {}).items():
@@ -58,6 +62,7 @@ def surface_figure(x, y, C: float, loss: str, s: float = 2.0, paths: dict | None
     fig.add_scatter(x=th, y=prof, name="profile", row=1, col=2)
     fig.update_xaxes(title_text="Th", range=[th[0], th[-1]])
     fig.update_yaxes(title_text="w", range=[w[0], w[-1]], row=1, col=1)
+    fig.update_layout(legend=LEGEND_BELOW, margin=MARGIN_BELOW, height=500)
     return fig
 
 

@@ -49,7 +49,7 @@ def test_default_view_and_every_page():
         no_exception(at)
         assert not at.error, (page, [e.value for e in at.error])
     at.switch_page("app_pages/path.py").run()
-    assert len(at.get("plotly_chart")) == 2           # small multiples + GCKL
+    assert len(at.get("plotly_chart")) == 3           # p(x) (Fig 1.2), small multiples, GCKL
     at.switch_page("app_pages/criteria.py").run()
     assert len(at.latex) >= 8                         # one formula per criterion
 

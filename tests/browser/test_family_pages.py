@@ -71,8 +71,9 @@ def test_soft_page_small_run(server, page):
     _set(page, "log₂σ START:STOP:STEP", "-1:0:1")
     _set(page, "ranGACV R", 1)
     page.get_by_role("button", name="Run", exact=True).click()
-    page.get_by_text("shown: wahba2d, n = 40, seed 0, log2(nλ) -8:0:4 × log2 σ -1:0:1, R = 1, "
+    page.get_by_text("shown: solo_xor, n = 40, seed 0, log2(nλ) -8:0:4 × log2 σ -1:0:1, R = 1, "
                      "with CV").wait_for()
+    assert "log2_nlambda=-8%3A0%3A4" in page.url or "log2_nlambda=-8:0:4" in page.url   # the link
     _wait_plots(page, 2)
     figs = page.evaluate(FIGURES_JS)
     contours = _figure_by_title(figs, "p̂ contours")
@@ -95,14 +96,15 @@ def test_cosso_page_small_fit(server, page):
     _wait_plots(page, 5)
     figs = page.evaluate(FIGURES_JS)
     paths = _figure_by_title(figs, "θ against the budget M")
-    assert [f"x{j}" for j in range(1, 11)] == paths["traces"]             # zhang_additive: 10 inputs
+    assert [f"x{j}" for j in range(1, 11)] == paths["traces"][:10]        # zhang_additive: 10 inputs
     tuning = _figure_by_title(figs, "Tuning curves (M chosen by gckl)")
     assert "GCKL" in tuning["annotations"] and "GCKL" in tuning["traces"]   # one panel per curve
-    assert any(a.startswith("M = ") for a in paths["annotations"])          # the chosen M
+    assert paths["traces"][10:] == ["chosen M"]                             # the chosen M
     comps = _figure_by_title(figs, "Fitted components")
     assert "fitted" in comps["traces"] and comps["annotations"]            # one panel per main effect
     _figure_by_title(figs, "Decision regions")
     _figure_by_title(figs, "Test error")
+    assert "n_M=4" in page.url and "model=cosso" in page.url                  # the shown fit's link
     _assert_clean(page, "cosso")
 
 
@@ -157,3 +159,45 @@ def test_saved_runs_page_empty_folder(server, page, tmp_path):
     _set(page, "folder of saved runs", str(tmp_path / "runs_*none*"))
     page.get_by_text("No saved runs in this folder yet").wait_for()
     _assert_clean(page, "saved")
+
+
+#: the subplot titles of the path figure, as boxes on the screen
+TITLE_BOXES_JS = """() => { const gd = Array.from(document.querySelectorAll('.js-plotly-plot'))
+  .find(g => (g.layout.title.text || '').includes('along the λ path'));
+  return Array.from(gd.querySelectorAll('.annotation')).map(a => {
+    const r = a.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; }); }"""
+#: the width of each figure on the screen, by title
+WIDTHS_JS = """() => Array.from(document.querySelectorAll('.js-plotly-plot')).map(gd =>
+  [(gd.layout.title.text || '').replace(/<[^>]+>/g, ''), gd.getBoundingClientRect().width])"""
+
+
+def _overlap(a, b) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+@pytest.mark.parametrize("width", [1440, 1000, 390])
+def test_path_page_at_three_widths(server, browser, width):
+    pg = browser.new_page(viewport={"width": width, "height": 900})
+    pg.set_default_timeout(60_000)
+    try:
+        pg.goto(f"{server}/path?model=svm&n=129&every=3&cols=3")
+        pg.get_by_text("The regularization path (lin1d)").first.wait_for()
+        _wait_plots(pg, 3)
+        figs = pg.evaluate(FIGURES_JS)
+        truth = _figure_by_title(figs, "p(x) and its Bayes rule")
+        assert {"p(x) = P(A | x)", "Bayes rule 1{p(x) > ½}"} <= set(truth["traces"])
+        panels = _figure_by_title(figs, "f(x) along the λ path")
+        assert 9 <= len(panels["annotations"]) <= 11                       # every 3rd λ, last, best
+        boxes = pg.evaluate(TITLE_BOXES_JS)
+        clash = [(i, j) for i in range(len(boxes)) for j in range(i) if _overlap(boxes[i], boxes[j])]
+        assert not clash, (width, clash)
+        widths = dict(pg.evaluate(WIDTHS_JS))
+        assert all(w >= min(300, width - 60) for w in widths.values()), widths
+        assert pg.get_by_label("n", exact=True).input_value() == "129"      # restored from the link
+        pg.screenshot(path=str(ROOT / "artifacts" / f"path_{width}.png"), full_page=True)
+        for k, name in enumerate(("truth", "panels")):              # the figures below the fold
+            pg.locator(PLOTS).nth(k).screenshot(path=str(ROOT / "artifacts" / f"path_{width}_{name}.png"))
+        assert pg.locator('[data-testid="stException"]').count() == 0
+        assert pg.locator('[data-testid="stAlertContentError"]').count() == 0
+    finally:
+        pg.close()
