@@ -592,14 +592,24 @@ def _setup(K, y, upper, lams, kkt_tol, fallback, max_events, dep_tol, limiter):
                 max_events, limiter, [None] * lams.size)
 
 
+#: SMO's work grows with C = 1/s: below s = 2nλ = ``SMO_EASY_S`` (C = 8 per unit of L) a LIBSVM
+#: start takes up to seconds (n = 2000, σ = 1: 1.5 s at log2(nλ) = −8; n = 200, C_B = 4.5, σ = 2:
+#: 6 s at −22). A request whose largest λ is below it starts at s = ``START_S`` (the paper grid's
+#: top, a few milliseconds) and follows the path down, which costs milliseconds.
+SMO_EASY_S = 2.0 ** -3
+START_S = 2.0
+
+
 def _start_path(run, start):
-    """The path's state at the largest λ, from ``start`` or from ``_start``."""
+    """The path's state at the largest λ (at s = ``START_S`` when no start is given and that λ is
+    below ``SMO_EASY_S``), from ``start`` or from ``_start``."""
     P = _Path(run.K, run.y, run.upper, dep_tol=run.dep_tol)
+    s0 = run.s_req[0]
     if start is None:
-        start, used_cvx = _start(run.K, run.y, run.upper, float(run.lams[run.order[0]]),
-                                 run.kkt_tol)
+        s0 = START_S if s0 < SMO_EASY_S else s0
+        start, used_cvx = _start(run.K, run.y, run.upper, s0 / (2.0 * len(run.y)), run.kkt_tol)
         run.start_kind = "cvxopt" if used_cvx else "libsvm"
-    P.set_solution(run.s_req[0], start.alpha, start.b)
+    P.set_solution(s0, start.alpha, start.b)
     run.path = P
 
 
