@@ -79,6 +79,8 @@ class _Path:
 
     #: elbow size from which the block-LU (Schur) update replaces the explicit inverse
     SCHUR_FROM = 500
+    #: block-LU rebuilds by merging (``refactor(merge=True)``) between two fresh inversions
+    MERGES = 7
 
     def __init__(self, K, y, upper, dep_tol=1e-11):
         self.K = K
@@ -196,11 +198,18 @@ class _Path:
         self.E = self.E[:last]
         self.m = last
 
-    def refactor(self):
-        """Rebuild the inverse of the bordered elbow matrix (removes accumulated drift)."""
+    def refactor(self, merge=False):
+        """Rebuild the inverse of the bordered elbow matrix (removes accumulated drift). With
+        ``merge`` a block-LU inverse whose changes reached ``kmax`` folds them into a new base
+        (``SchurInverse.merged``: matrix products, no inversion), except every ``MERGES + 1``-th
+        time, when it is inverted afresh."""
         m = self.m
         self.stale = False
-        if m == 0:
+        F = self.F
+        if (merge and m >= self.SCHUR_FROM and isinstance(F, SchurInverse) and F.k > 0
+                and F.merges < self.MERGES):
+            self.F = SchurInverse(self.K, None, self.E, B0=F.merged(), merges=F.merges + 1)
+        elif m == 0:
             self.F = None
         elif m >= self.SCHUR_FROM:
             self.F = SchurInverse(self.K, self.A[:m + 1, :m + 1], self.E)
@@ -418,6 +427,19 @@ class _Path:
         rhs[1:] = self.y[self.E]
         # a direction (the state is corrected anyway), but still refined to 1e-12: without the
         # residual check, ill-conditioned elbows (n = 2000, σ = 2^-2) cycled at degenerate events
+        if m >= self.SCHUR_FROM and not self.stale:
+            # large elbows: solve_elbow's refinement with the residual read off dh instead of a
+            # pass over A (A x = [1'x_E ; dh_E]); solve_elbow itself when two steps miss
+            KE = self.KE[:m]
+            x = self.F.apply(rhs)
+            dh = x[1:] @ KE + x[0]
+            for _ in range(2):
+                r = np.r_[-x[1:].sum(), rhs[1:] - dh[self.E]]
+                if np.abs(r).max() <= 1e-12 * (1.0 + self.kscale * np.abs(x[1:]).max()):
+                    return x[0], x[1:], dh
+                dx = self.F.apply(r)
+                x = x + dx
+                dh = dh + (dx[1:] @ KE + dx[0])
         x = self.solve_elbow(rhs, rtol=1e-12)
         dh = x[1:] @ self.KE[:m] + x[0]
         return x[0], x[1:], dh
@@ -705,7 +727,7 @@ def _cross_event(run, seg):
     P.n_events += 1
     run.total_events += 1
     if P.needs_refactor():
-        P.refactor()
+        P.refactor(merge=not P.stale)
         P.exact_state()
     elif run.total_events % 8 == 0:
         P.exact_state()
