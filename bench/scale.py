@@ -13,7 +13,7 @@ For each n it prints, measured in the same process:
 The solver is called below the spec (no MAX_ROWS). Run with OPENBLAS_NUM_THREADS=1 for the
 one-core figure.
 
-Usage: python bench/scale.py [--sizes 500,2000,5000] [--big] [--seed 0]
+Usage: python bench/scale.py [--sizes 500,2000,5000] [--big] [--seed 0] [--verbose]
        (--big adds n = 10,000)
 """
 from __future__ import annotations
@@ -47,7 +47,7 @@ def central_fit_seconds(X, y, repeats=5):
     return float(np.median(times))
 
 
-def path_grid(X, y):
+def path_grid(X, y, verbose=False):
     """Seconds for the paper grid with the path, total events, largest KKT residual."""
     n = len(y)
     upper = np.ones(n)
@@ -59,6 +59,9 @@ def path_grid(X, y):
         sols = solve_path(K, y, upper, lams)
         events += sols[0].info["events"]
         worst = max(worst, max(s.kkt_residual for s in sols))
+        if verbose:
+            print(f"  log2 σ = {ls:4.1f}: {time.perf_counter() - t:8.2f} s so far, "
+                  f"{sols[0].info['events']} events", flush=True)
         del K, sols
     return time.perf_counter() - t, events, worst
 
@@ -68,6 +71,7 @@ def main(argv=None):
     ap.add_argument("--sizes", default="500,2000,5000")
     ap.add_argument("--big", action="store_true", help="also n = 10,000")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--verbose", action="store_true", help="print each σ column's progress")
     args = ap.parse_args(argv)
     sizes = [int(v) for v in args.sizes.split(",") if v] + ([10_000] if args.big else [])
     cells = LOG2_NLAM.size * LOG2_SIGMA.size
@@ -76,7 +80,7 @@ def main(argv=None):
     for n in sizes:
         data = make_wahba2d(n, args.seed)
         lib = central_fit_seconds(data.X, data.y)
-        t, events, worst = path_grid(data.X, data.y)
+        t, events, worst = path_grid(data.X, data.y, args.verbose)
         rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         print(f"{n:6d} {t:9.2f} {cells * lib:14.2f} {t / (cells * lib):7.2f} {events:8d} "
               f"{worst:9.2e} {rss:13.0f} {8 * n * n / 2**20:9.0f}", flush=True)

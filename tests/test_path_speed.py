@@ -5,6 +5,8 @@ counts or ratios measured in the same process, never absolute times."""
 from __future__ import annotations
 
 
+import time
+
 import numpy as np
 
 from svmcore.datasets.simulations import make_wahba2d
@@ -107,3 +109,53 @@ def test_large_elbow_path_matches_cvxopt(monkeypatch):
         assert abs(o_p - o_r) <= 1e-6 * abs(o_r)
         assert sol.kkt_residual <= max(1e-8, sol.info["kkt_floor"])
         assert not sol.info["fallback"]
+
+
+def _cpu(fn):
+    t = time.process_time()
+    out = fn()
+    return time.process_time() - t, out
+
+
+def test_no_slow_sigma_column_inside_the_hard_limits():
+    """n = 200, C_B = 4.5 (the slow case of the app's default view), σ columns over the hard
+    limits (log2 σ = −10 … 10), each asked for the whole λ range (log2(nλ) = −40 … 20) and, as grid
+    growth asks, for its small-λ end alone (−40 … −28). The worst column costs at most 10 times
+    the median one (CPU time, a ratio in this process); at log2(nλ) = −28 the answers pass their
+    KKT check and match cvxopt's objective."""
+    data = make_wahba2d(200, 0)
+    X, y = data.X, data.y
+    n = len(y)
+    upper = class_weights_from_costs(y, 1.0, 4.5).upper_bounds(y)
+    wide = 2.0 ** np.arange(-40.0, 20.01, 4.0) / n
+    tail = 2.0 ** np.arange(-40.0, -27.99, 4.0) / n
+    libsvm.solve_libsvm(np.eye(4), np.r_[1.0, 1, -1, -1], np.ones(4), 0.1)   # imports, untimed
+    times = []
+    for log2_sigma in np.arange(-10.0, 10.01, 2.0):
+        K = gaussian_gram(X, sigma=2.0 ** log2_sigma)
+        t1, _ = _cpu(lambda K=K: solve_path(K, y, upper, wide))
+        t2, sols = _cpu(lambda K=K: solve_path(K, y, upper, tail))
+        times.append(t1 + t2)
+        if log2_sigma in (0.0, 2.0):      # at log2(nλ) = −28 (below, f's rounding floor ~1e-3)
+            sol, ref = sols[-1], solve_cvxopt(K, y, upper, tail[-1])
+            assert sol.kkt_residual <= max(1e-8, sol.info["kkt_floor"])
+            o_p, o_r = _objective(K, y, upper, sol), _objective(K, y, upper, ref)
+            assert abs(o_p - o_r) <= 1e-5 * o_r
+    times = np.array(times)
+    assert times.max() <= 10 * np.median(times), times
+
+
+def test_cost_b_default_view_costs_like_the_standard_one():
+    """The app's default view (n = 200, log2(nλ) = −20 … 8 step 2, log2 σ = −3 … 3 step 1, grid
+    growth on): with C_B = 4.5 the grid grows to log2(nλ) = −28 and used to take 46 times as long
+    as with C_B = 1 (SMO started at C ~ 1e7); now within 3 times (CPU time, same process)."""
+    from svmcore.grid import sweep
+    from svmcore.spec import Axis, GridSpec
+
+    data = make_wahba2d(200, 0)
+    grid = GridSpec(Axis(-20, 8, 2), Axis(-3, 3, 1))
+    sweep(data, GridSpec(Axis(0, 0, 1), Axis(0, 0, 1)))                      # imports, untimed
+    t1, r1 = _cpu(lambda: sweep(data, grid, cost_b=1.0, extend_grid=True))
+    t45, r45 = _cpu(lambda: sweep(data, grid, cost_b=4.5, extend_grid=True))
+    assert r45.table["log2_nlambda"].min() <= -28        # the grid did grow
+    assert t45 <= 3 * t1, (t45, t1)
