@@ -66,7 +66,8 @@ class ExplicitInverse:
         self.k += 1
 
     def remove(self, j):
-        """Remove elbow position j; the last position moves into j (as in ``_Path.remove``)."""
+        """Remove elbow position j; the last position moves into j (as in ``_Path.remove``).
+        Returns the column of the inverse that was eliminated (before the move)."""
         M = self.M
         r, last = j + 1, M - 1
         B = self.B[:M, :M]
@@ -78,6 +79,7 @@ class ExplicitInverse:
             B[r, r] = B[last, last]
         self.M = M - 1
         self.k += 1
+        return col
 
 
 class SchurInverse:

@@ -99,6 +99,7 @@ class _Path:
         self.m = 0
         self.n_events = 0
         self.stale = False                              # the maintained inverse needs a rebuild
+        self._dx = None                 # direction A⁻¹[0; y_E] (elbow order) kept up to date, or None
 
     # ------------------------------------------------------------------ elbow inverse
     def _grow(self):
@@ -141,6 +142,7 @@ class _Path:
         if m == 0:
             self._append(p)
             self.refactor()
+            self._dx = None
             return True
         if self.stale:
             self.refactor()
@@ -150,6 +152,10 @@ class _Path:
         kpp = self.K[p, p]
         c, data = self.F.prepare_add(p, u, kpp)
         if c > 1e-6 * self.kscale:
+            if isinstance(self.F, ExplicitInverse):
+                self._track_add(p, u, *data)
+            else:
+                self._dx = None
             self.F.commit_add(data)
             self._append(p)
             if self.F.k >= 4 * self.F.kmax():   # many adds without an event (set_solution)
@@ -172,7 +178,9 @@ class _Path:
         if self.stale:
             self._append(p)
             self.refactor()
+            self._dx = None
             return True
+        self._track_add(p, u, w, c)
         self.F.commit_add(data, w=w, c=c)   # with the backward-stable pivot
         self._append(p)
         return True
@@ -184,8 +192,9 @@ class _Path:
             self.E = self.E[:0]
             self.m = 0
             self.F = None
+            self._dx = None
             return
-        self.F.remove(j)
+        self._track_remove(j, self.F.remove(j))
         last = m - 1
         if j != last:                       # move the last elbow point into position j
             r, rl = j + 1, m
@@ -197,6 +206,26 @@ class _Path:
             self.E[j] = self.E[last]
         self.E = self.E[:last]
         self.m = last
+
+    def _track_add(self, p, u, w, c):
+        """The direction after p joins the elbow (bordering: w = A⁻¹u, pivot c = K_pp − u'w):
+        ξ = (y_p − u'x)/c, x ← [x − ξ w; ξ]; O(|E|)."""
+        x = self._dx
+        if x is not None:
+            xi = (self.y[p] - u @ x) / c
+            self._dx = np.r_[x - xi * w, xi]
+
+    def _track_remove(self, j, col):
+        """The direction after elbow position j leaves (col: that column of the old A⁻¹; None
+        drops the direction): x ← x − col x_r / col_r, the last entry moved into r; O(|E|)."""
+        x = self._dx
+        if x is None or col is None:
+            self._dx = None
+            return
+        r, last = j + 1, x.size - 1
+        x = x - col * (x[r] / col[r])
+        x[r] = x[last]
+        self._dx = x[:last]
 
     def refactor(self, merge=False):
         """Rebuild the inverse of the bordered elbow matrix (removes accumulated drift). With
@@ -440,7 +469,12 @@ class _Path:
                 dx = self.F.apply(r)
                 x = x + dx
                 dh = dh + (dx[1:] @ KE + dx[0])
-        x = self.solve_elbow(rhs, rtol=1e-12)
+        x = self._dx
+        if x is None or x.size != m + 1 or self.stale or not isinstance(self.F, ExplicitInverse) \
+                or np.abs(rhs - self.A[:m + 1, :m + 1] @ x).max() > \
+                1e-12 * (1.0 + self.kscale * np.abs(x[1:]).max()):
+            x = self.solve_elbow(rhs, rtol=1e-12)    # (solve_elbow's own first check, on x)
+        self._dx = x
         dh = x[1:] @ self.KE[:m] + x[0]
         return x[0], x[1:], dh
 
