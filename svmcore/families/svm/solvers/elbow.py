@@ -66,7 +66,8 @@ class ExplicitInverse:
         self.k += 1
 
     def remove(self, j):
-        """Remove elbow position j; the last position moves into j (as in ``_Path.remove``)."""
+        """Remove elbow position j; the last position moves into j (as in ``_Path.remove``).
+        Returns the column of the inverse that was eliminated (before the move)."""
         M = self.M
         r, last = j + 1, M - 1
         B = self.B[:M, :M]
@@ -78,6 +79,7 @@ class ExplicitInverse:
             B[r, r] = B[last, last]
         self.M = M - 1
         self.k += 1
+        return col
 
 
 class SchurInverse:
@@ -98,14 +100,18 @@ class SchurInverse:
     elbow positions to the augmented system: > 0 base position, < 0 −(1 + added index).
     """
 
-    def __init__(self, K, A_E, E):
+    def __init__(self, K, A_E, E, B0=None, merges=0):
         self.K = K
         self.E0 = np.array(E, dtype=np.intp)
         self.M0 = M0 = len(E) + 1
-        try:
-            self.B0 = np.linalg.inv(A_E)
-        except np.linalg.LinAlgError:
-            self.B0 = np.linalg.pinv(A_E)
+        self.merges = merges              # rebuilds by ``merged`` since the last inversion
+        if B0 is not None:
+            self.B0 = B0
+        else:
+            try:
+                self.B0 = np.linalg.inv(A_E)
+            except np.linalg.LinAlgError:
+                self.B0 = np.linalg.pinv(A_E)
         self.loc = np.arange(1, M0 + 32, dtype=np.intp)   # first m entries used
         self.m = M0 - 1
         self.N = []                       # added points, in column order
@@ -129,6 +135,32 @@ class SchurInverse:
         out = np.empty((M.shape[0], 2 * M.shape[1]))
         out[:, :j] = M[:, :j]
         return out
+
+    def merged(self):
+        """The inverse of the current bordered elbow matrix, in elbow order, from the block
+        inverse of the augmented system (block LU; O(|E|² k) matrix products, no inversion):
+
+            [[A0, V], [V', D]]⁻¹ = [[B0 + W S⁻¹ W', −W S⁻¹], [−S⁻¹ W', S⁻¹]],
+
+        read at the border, the base positions still in the elbow and the added points (a pinned
+        base position's row and its multiplier's are dropped: with zero right-hand sides there
+        they do not act on the others)."""
+        loc = self.loc[:self.m]
+        kN, kR = len(self.N), len(self.R)
+        base = np.r_[True, loc > 0]
+        bi = np.r_[0, loc[loc > 0]]                     # border and base positions kept
+        qi = -loc[loc < 0] - 1                          # added points, in elbow order
+        Sinv = np.linalg.inv(self.S)
+        W = np.hstack([self.WN[:, :kN], self.WR[:, :kR]])[bi]
+        G = W @ Sinv
+        M = self.m + 1
+        B = np.empty((M, M))
+        ib, ia = np.flatnonzero(base), np.flatnonzero(~base)
+        B[np.ix_(ib, ib)] = self.B0[np.ix_(bi, bi)] + G @ W.T
+        B[np.ix_(ib, ia)] = -G[:, qi]
+        B[np.ix_(ia, ib)] = -G[:, qi].T
+        B[np.ix_(ia, ia)] = Sinv[np.ix_(qi, qi)]
+        return B
 
     def _solve(self, g, hN):
         """[x; z_N] of the augmented system with right-hand side [g; h_N; 0]."""

@@ -11,11 +11,15 @@ Notation (docs/svm.md). s = 2nλ is HRTZ's λ_H, α_i ∈ [0, L(y_i)] is the dua
 While the sets do not change, the elbow equations ``α_0 + K_EE β_E = s y_E − K_E,F β_F`` and
 ``1'β_E = −1'β_F`` (F = every point outside E, its α fixed) make (α_0, β_E) affine in s, and so
 is h on every point (HRTZ 2004 §3, eq. 19–22). The path is followed downwards in s from an exact
-solution at the largest requested λ; the next breakpoint is the first s at which an elbow α reaches
+solution at the largest requested λ (at s = ``START_S`` when that λ is so small that SMO would be
+slow, ``SMO_EASY_S``); the next breakpoint is the first s at which an elbow α reaches
 0 or L(y_i) or a left/right point reaches y f = 1 (HRTZ §3.2). The inverse of the bordered elbow
 matrix ``[[0, 1'], [1, K_EE]]`` is maintained as points enter and leave — explicitly with rank-one
 updates for small elbows, as a fixed base inverse plus a Schur complement of the changes (block LU)
-for large ones — and rebuilt from scratch from time to time.
+for large ones — and rebuilt from time to time (large elbows: by folding the changes into a new
+base with matrix products, ``SchurInverse.merged``, and from scratch every ``MERGES + 1``-th time).
+The segment's direction A⁻¹[0; y_E] is carried through the same bordering/downdating (small
+elbows) and accepted after one residual check; large elbows read that residual off dh.
 
 Degenerate cases:
 
@@ -79,6 +83,8 @@ class _Path:
 
     #: elbow size from which the block-LU (Schur) update replaces the explicit inverse
     SCHUR_FROM = 500
+    #: block-LU rebuilds by merging (``refactor(merge=True)``) between two fresh inversions
+    MERGES = 7
 
     def __init__(self, K, y, upper, dep_tol=1e-11):
         self.K = K
@@ -97,6 +103,7 @@ class _Path:
         self.m = 0
         self.n_events = 0
         self.stale = False                              # the maintained inverse needs a rebuild
+        self._dx = None                 # direction A⁻¹[0; y_E] (elbow order) kept up to date, or None
 
     # ------------------------------------------------------------------ elbow inverse
     def _grow(self):
@@ -139,6 +146,7 @@ class _Path:
         if m == 0:
             self._append(p)
             self.refactor()
+            self._dx = None
             return True
         if self.stale:
             self.refactor()
@@ -148,6 +156,10 @@ class _Path:
         kpp = self.K[p, p]
         c, data = self.F.prepare_add(p, u, kpp)
         if c > 1e-6 * self.kscale:
+            if isinstance(self.F, ExplicitInverse):
+                self._track_add(p, u, *data)
+            else:
+                self._dx = None
             self.F.commit_add(data)
             self._append(p)
             if self.F.k >= 4 * self.F.kmax():   # many adds without an event (set_solution)
@@ -170,7 +182,9 @@ class _Path:
         if self.stale:
             self._append(p)
             self.refactor()
+            self._dx = None
             return True
+        self._track_add(p, u, w, c)
         self.F.commit_add(data, w=w, c=c)   # with the backward-stable pivot
         self._append(p)
         return True
@@ -182,8 +196,9 @@ class _Path:
             self.E = self.E[:0]
             self.m = 0
             self.F = None
+            self._dx = None
             return
-        self.F.remove(j)
+        self._track_remove(j, self.F.remove(j))
         last = m - 1
         if j != last:                       # move the last elbow point into position j
             r, rl = j + 1, m
@@ -196,11 +211,38 @@ class _Path:
         self.E = self.E[:last]
         self.m = last
 
-    def refactor(self):
-        """Rebuild the inverse of the bordered elbow matrix (removes accumulated drift)."""
+    def _track_add(self, p, u, w, c):
+        """The direction after p joins the elbow (bordering: w = A⁻¹u, pivot c = K_pp − u'w):
+        ξ = (y_p − u'x)/c, x ← [x − ξ w; ξ]; O(|E|)."""
+        x = self._dx
+        if x is not None:
+            xi = (self.y[p] - u @ x) / c
+            self._dx = np.r_[x - xi * w, xi]
+
+    def _track_remove(self, j, col):
+        """The direction after elbow position j leaves (col: that column of the old A⁻¹; None
+        drops the direction): x ← x − col x_r / col_r, the last entry moved into r; O(|E|)."""
+        x = self._dx
+        if x is None or col is None:
+            self._dx = None
+            return
+        r, last = j + 1, x.size - 1
+        x = x - col * (x[r] / col[r])
+        x[r] = x[last]
+        self._dx = x[:last]
+
+    def refactor(self, merge=False):
+        """Rebuild the inverse of the bordered elbow matrix (removes accumulated drift). With
+        ``merge`` a block-LU inverse whose changes reached ``kmax`` folds them into a new base
+        (``SchurInverse.merged``: matrix products, no inversion), except every ``MERGES + 1``-th
+        time, when it is inverted afresh."""
         m = self.m
         self.stale = False
-        if m == 0:
+        F = self.F
+        if (merge and m >= self.SCHUR_FROM and isinstance(F, SchurInverse) and F.k > 0
+                and F.merges < self.MERGES):
+            self.F = SchurInverse(self.K, None, self.E, B0=F.merged(), merges=F.merges + 1)
+        elif m == 0:
             self.F = None
         elif m >= self.SCHUR_FROM:
             self.F = SchurInverse(self.K, self.A[:m + 1, :m + 1], self.E)
@@ -418,7 +460,25 @@ class _Path:
         rhs[1:] = self.y[self.E]
         # a direction (the state is corrected anyway), but still refined to 1e-12: without the
         # residual check, ill-conditioned elbows (n = 2000, σ = 2^-2) cycled at degenerate events
-        x = self.solve_elbow(rhs, rtol=1e-12)
+        if m >= self.SCHUR_FROM and not self.stale:
+            # large elbows: solve_elbow's refinement with the residual read off dh instead of a
+            # pass over A (A x = [1'x_E ; dh_E]); solve_elbow itself when two steps miss
+            KE = self.KE[:m]
+            x = self.F.apply(rhs)
+            dh = x[1:] @ KE + x[0]
+            for _ in range(2):
+                r = np.r_[-x[1:].sum(), rhs[1:] - dh[self.E]]
+                if np.abs(r).max() <= 1e-12 * (1.0 + self.kscale * np.abs(x[1:]).max()):
+                    return x[0], x[1:], dh
+                dx = self.F.apply(r)
+                x = x + dx
+                dh = dh + (dx[1:] @ KE + dx[0])
+        x = self._dx
+        if x is None or x.size != m + 1 or self.stale or not isinstance(self.F, ExplicitInverse) \
+                or np.abs(rhs - self.A[:m + 1, :m + 1] @ x).max() > \
+                1e-12 * (1.0 + self.kscale * np.abs(x[1:]).max()):
+            x = self.solve_elbow(rhs, rtol=1e-12)    # (solve_elbow's own first check, on x)
+        self._dx = x
         dh = x[1:] @ self.KE[:m] + x[0]
         return x[0], x[1:], dh
 
@@ -592,14 +652,24 @@ def _setup(K, y, upper, lams, kkt_tol, fallback, max_events, dep_tol, limiter):
                 max_events, limiter, [None] * lams.size)
 
 
+#: SMO's work grows with C = 1/s: below s = 2nλ = ``SMO_EASY_S`` (C = 8 per unit of L) a LIBSVM
+#: start takes up to seconds (n = 2000, σ = 1: 1.5 s at log2(nλ) = −8; n = 200, C_B = 4.5, σ = 2:
+#: 6 s at −22). A request whose largest λ is below it starts at s = ``START_S`` (the paper grid's
+#: top, a few milliseconds) and follows the path down, which costs milliseconds.
+SMO_EASY_S = 2.0 ** -3
+START_S = 2.0
+
+
 def _start_path(run, start):
-    """The path's state at the largest λ, from ``start`` or from ``_start``."""
+    """The path's state at the largest λ (at s = ``START_S`` when no start is given and that λ is
+    below ``SMO_EASY_S``), from ``start`` or from ``_start``."""
     P = _Path(run.K, run.y, run.upper, dep_tol=run.dep_tol)
+    s0 = run.s_req[0]
     if start is None:
-        start, used_cvx = _start(run.K, run.y, run.upper, float(run.lams[run.order[0]]),
-                                 run.kkt_tol)
+        s0 = START_S if s0 < SMO_EASY_S else s0
+        start, used_cvx = _start(run.K, run.y, run.upper, s0 / (2.0 * len(run.y)), run.kkt_tol)
         run.start_kind = "cvxopt" if used_cvx else "libsvm"
-    P.set_solution(run.s_req[0], start.alpha, start.b)
+    P.set_solution(s0, start.alpha, start.b)
     run.path = P
 
 
@@ -695,7 +765,7 @@ def _cross_event(run, seg):
     P.n_events += 1
     run.total_events += 1
     if P.needs_refactor():
-        P.refactor()
+        P.refactor(merge=not P.stale)
         P.exact_state()
     elif run.total_events % 8 == 0:
         P.exact_state()

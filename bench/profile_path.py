@@ -1,0 +1,171 @@
+"""Profile of the exact λ-path (svmcore.families.svm.solvers.path): where the time goes.
+
+wahba2d (Wahba et al. 2001, §1.8), one σ column after another, ``solve_path`` on every λ of the
+grid (default: the paper grid, 26 λ × 13 σ). The path's own functions are wrapped (in this
+script only) to count and time:
+
+* phases: the start (LIBSVM/cvxopt at the largest λ), ``_next_event`` (rates and step lengths),
+  ``_answer_segment`` (answers at the requested λ, KKT checks), ``_cross_event`` (set updates);
+* events by type (elbow point leaves to L / to R, point enters, empty-elbow pair, zero-length
+  step) and by elbow size |E| (powers of two);
+* repair steps of ``REPAIR_LADDER`` and ``_recover`` (calls, successes, seconds);
+* per σ column: seconds, events, largest elbow, largest KKT residual;
+
+and the functions with the most own time under cProfile.
+
+Usage: python bench/profile_path.py [--n 500] [--cost-b 1] [--lam -25:0:1] [--sigma -3:3:0.5]
+       [--top 15]
+"""
+from __future__ import annotations
+
+import argparse
+import cProfile
+import os
+import pstats
+import sys
+import time
+from collections import defaultdict
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+from svmcore.datasets.simulations import make_wahba2d  # noqa: E402
+from svmcore.families.svm.solvers import path as P  # noqa: E402
+from svmcore.kernels import gaussian_gram  # noqa: E402
+from svmcore.weights import class_weights_from_costs  # noqa: E402
+
+SECONDS = defaultdict(float)
+CALLS = defaultdict(int)
+EVENTS = defaultdict(int)
+EV_SECONDS = defaultdict(float)
+BY_SIZE = defaultdict(lambda: [0, 0.0])
+REPAIRS = defaultdict(lambda: [0, 0, 0.0])      # calls, successes, seconds
+
+
+def _timed(name, fn):
+    def wrapper(*a, **kw):
+        t = time.perf_counter()
+        try:
+            return fn(*a, **kw)
+        finally:
+            SECONDS[name] += time.perf_counter() - t
+            CALLS[name] += 1
+    return wrapper
+
+
+def _event_kinds(run, seg):
+    if seg.empty:
+        return ["empty-elbow pair enters"]
+    kinds = []
+    tol_t = seg.t + 1e-12 * seg.s
+    leave = seg.te <= tol_t
+    kinds += ["elbow → L"] * int(np.sum(leave & (seg.v > 0)))
+    kinds += ["elbow → R"] * int(np.sum(leave & (seg.v <= 0)))
+    kinds += ["enters elbow"] * int(np.sum(seg.tm <= tol_t))
+    if seg.t <= 1e-14 * seg.s:
+        kinds.append("(zero-length step)")
+    return kinds
+
+
+def _instrument():
+    """Wrap the path's phases, event crossing and repair steps with counters."""
+    cross = P._cross_event
+
+    def cross_event(run, seg):
+        m = run.path.m
+        t = time.perf_counter()
+        cross(run, seg)
+        dt = time.perf_counter() - t
+        kinds = _event_kinds(run, seg)
+        for k in kinds:
+            EVENTS[k] += 1
+            EV_SECONDS[k] += dt / len(kinds)
+        b = BY_SIZE[0 if m == 0 else 1 << int(np.log2(m))]
+        b[0] += 1
+        b[1] += dt
+    P._cross_event = cross_event
+    for name in ("_start", "_next_event", "_answer_segment"):
+        setattr(P, name, _timed(name, getattr(P, name)))
+
+    def repair(step):
+        def wrapper(run, sol):
+            t = time.perf_counter()
+            out = step(run, sol)
+            r = REPAIRS[step.__name__]
+            r[0] += 1
+            r[1] += out is not None
+            r[2] += time.perf_counter() - t
+            return out
+        return wrapper
+    P.REPAIR_LADDER = tuple(repair(s) for s in P.REPAIR_LADDER)
+    rec = P._recover
+
+    def recover(run, reason):
+        t = time.perf_counter()
+        rec(run, reason)
+        r = REPAIRS["_recover (path failed)"]
+        r[0] += 1
+        r[1] += 1
+        r[2] += time.perf_counter() - t
+    P._recover = recover
+
+
+def _axis(text):
+    a, b, c = (float(v) for v in text.split(":"))
+    return np.arange(a, b + c / 2, c)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=500)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--cost-b", type=float, default=1.0)
+    ap.add_argument("--lam", default="-25:0:1", help="log2(nλ) START:STOP:STEP")
+    ap.add_argument("--sigma", default="-3:3:0.5", help="log2 σ START:STOP:STEP")
+    ap.add_argument("--top", type=int, default=15)
+    args = ap.parse_args(argv)
+    data = make_wahba2d(args.n, args.seed)
+    y, n = data.y, args.n
+    upper = class_weights_from_costs(y, 1.0, args.cost_b).upper_bounds(y)
+    lams = 2.0 ** _axis(args.lam) / n
+    from sklearn.svm import SVC  # noqa: F401  (import outside the timings)
+    _instrument()
+    prof = cProfile.Profile()
+    print(f"wahba2d n={n} seed={args.seed} C_B={args.cost_b}: {lams.size} λ × "
+          f"{_axis(args.sigma).size} σ\n")
+    print(f"{'log2σ':>6} {'s':>7} {'events':>7} {'max|E|':>7} {'max KKT':>9}")
+    total = 0.0
+    for ls in _axis(args.sigma):
+        K = gaussian_gram(data.X, sigma=2.0 ** ls)
+        t = time.perf_counter()
+        prof.enable()
+        sols = P.solve_path(K, y, upper, lams)
+        prof.disable()
+        dt = time.perf_counter() - t
+        total += dt
+        max_e = int(max(np.sum((s.alpha > 0) & (s.alpha < upper)) for s in sols))
+        print(f"{ls:6.1f} {dt:7.3f} {sols[0].info['events']:7d} {max_e:7d} "
+              f"{max(s.kkt_residual for s in sols):9.2e}", flush=True)
+    print(f"\ntotal {total:.3f} s\n\nphases (s, calls):")
+    for k, v in sorted(SECONDS.items(), key=lambda kv: -kv[1]):
+        print(f"  {k:<18} {v:8.3f} {CALLS[k]:8d}")
+    print(f"  {'_cross_event':<18} {sum(b[1] for b in BY_SIZE.values()):8.3f} "
+          f"{sum(b[0] for b in BY_SIZE.values()):8d}")
+    print("\nevents by type (count, s in _cross_event):")
+    for k, v in sorted(EVENTS.items(), key=lambda kv: -kv[1]):
+        print(f"  {k:<24} {v:8d} {EV_SECONDS[k]:8.3f}")
+    print("\nevents by elbow size |E| (count, s in _cross_event):")
+    for k in sorted(BY_SIZE):
+        print(f"  |E| in [{k}, {max(2 * k - 1, 0)}]".ljust(22) + f"{BY_SIZE[k][0]:8d} {BY_SIZE[k][1]:8.3f}")
+    print("\nrepairs (calls, successes, s):")
+    for k, (c, ok, s) in REPAIRS.items():
+        print(f"  {k:<24} {c:6d} {ok:6d} {s:8.3f}")
+    if not REPAIRS:
+        print("  none")
+    print(f"\ncProfile, top {args.top} by own time:")
+    pstats.Stats(prof).sort_stats("tottime").print_stats(args.top)
+
+
+if __name__ == "__main__":
+    main()

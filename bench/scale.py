@@ -1,0 +1,90 @@
+"""Benchmark: the exact path on the paper grid against LIBSVM, as n grows (issue 21).
+
+wahba2d (Wahba et al. 2001, §1.8), the paper grid (26 λ: log2(nλ) = −25 … 0; 13 σ: log2 σ =
+−3 … 3 step ½), one process, one σ column after another (one n×n Gram matrix held at a time).
+For each n it prints, measured in the same process:
+
+* path: seconds for the whole grid (Gram matrices included; ``solve_path`` per column);
+* 338 × LIBSVM: 338 times the median time of one central fit, sklearn ``SVC(C=0.5, gamma=0.5)``
+  on the same data (the cost of the grid if every point were that easy a LIBSVM fit);
+* their ratio (path / 338 × LIBSVM), the events, the largest KKT residual, and the process's
+  peak resident memory (``ru_maxrss``) with the size of one Gram matrix.
+
+The solver is called below the spec (no MAX_ROWS). Run with OPENBLAS_NUM_THREADS=1 for the
+one-core figure.
+
+Usage: python bench/scale.py [--sizes 500,2000,5000] [--big] [--seed 0] [--verbose]
+       (--big adds n = 10,000)
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+from svmcore.datasets.simulations import make_wahba2d  # noqa: E402
+from svmcore.families.svm.solvers.path import solve_path  # noqa: E402
+from svmcore.kernels import gaussian_gram  # noqa: E402
+
+LOG2_NLAM = np.arange(-25, 1, dtype=float)
+LOG2_SIGMA = np.arange(-3.0, 3.01, 0.5)
+
+
+def central_fit_seconds(X, y, repeats=5):
+    """Median seconds of one sklearn SVC(C=0.5, gamma=0.5) fit (RBF, σ = 1)."""
+    from sklearn.svm import SVC
+    times = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        SVC(C=0.5, gamma=0.5).fit(X, y)
+        times.append(time.perf_counter() - t)
+    return float(np.median(times))
+
+
+def path_grid(X, y, verbose=False):
+    """Seconds for the paper grid with the path, total events, largest KKT residual."""
+    n = len(y)
+    upper = np.ones(n)
+    lams = 2.0 ** LOG2_NLAM / n
+    t = time.perf_counter()
+    events, worst = 0, 0.0
+    for ls in LOG2_SIGMA:
+        K = gaussian_gram(X, sigma=2.0 ** ls)
+        sols = solve_path(K, y, upper, lams)
+        events += sols[0].info["events"]
+        worst = max(worst, max(s.kkt_residual for s in sols))
+        if verbose:
+            print(f"  log2 σ = {ls:4.1f}: {time.perf_counter() - t:8.2f} s so far, "
+                  f"{sols[0].info['events']} events", flush=True)
+        del K, sols
+    return time.perf_counter() - t, events, worst
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", default="500,2000,5000")
+    ap.add_argument("--big", action="store_true", help="also n = 10,000")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--verbose", action="store_true", help="print each σ column's progress")
+    args = ap.parse_args(argv)
+    sizes = [int(v) for v in args.sizes.split(",") if v] + ([10_000] if args.big else [])
+    cells = LOG2_NLAM.size * LOG2_SIGMA.size
+    print(f"{'n':>6} {'path s':>9} {f'{cells}×LIBSVM s':>14} {'ratio':>7} {'events':>8} "
+          f"{'max KKT':>9} {'peak RSS MiB':>13} {'Gram MiB':>9}")
+    for n in sizes:
+        data = make_wahba2d(n, args.seed)
+        lib = central_fit_seconds(data.X, data.y)
+        t, events, worst = path_grid(data.X, data.y, args.verbose)
+        rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        print(f"{n:6d} {t:9.2f} {cells * lib:14.2f} {t / (cells * lib):7.2f} {events:8d} "
+              f"{worst:9.2e} {rss:13.0f} {8 * n * n / 2**20:9.0f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,161 @@
+"""Where the exact path (svmcore.families.svm.solvers.path) spends its time: no slow corners.
+
+Every answer is checked against an independent computation (cvxopt refits); the budgets are
+counts or ratios measured in the same process, never absolute times."""
+from __future__ import annotations
+
+
+import time
+
+import numpy as np
+
+from svmcore.datasets.simulations import make_wahba2d
+from svmcore.kernels import gaussian_gram
+from svmcore.families.svm.solvers import libsvm
+from svmcore.families.svm.solvers.path import START_S, solve_path
+from svmcore.families.svm.solvers.qp import solve_cvxopt
+from svmcore.weights import class_weights_from_costs
+
+
+def _objective(K, y, upper, sol):
+    """(1/n) Σ L(y_i)(1 − y_i f_i)_+ + λ c'Kc, c = y α / (2nλ) (docs/svm.md)."""
+    c = y * sol.alpha / (2 * len(y) * sol.lam)
+    return float(np.mean(upper * np.maximum(0.0, 1.0 - y * sol.f)) + sol.lam * c @ K @ c)
+
+
+def test_tiny_lambda_request_starts_where_smo_is_easy(monkeypatch):
+    """A request whose largest λ is tiny (grid growth asks for log2(nλ) = −28 … −22 alone) starts
+    LIBSVM at s = 2nλ = START_S, where SMO is cheap, and follows the path down; its answers are
+    cvxopt's (the C_B = 4.5 view of the app: σ = 2, where SMO at C ~ 1e7 took seconds)."""
+    data = make_wahba2d(120, 0)
+    X, y = data.X, data.y
+    upper = class_weights_from_costs(y, 1.0, 4.5).upper_bounds(y)
+    K = gaussian_gram(X, sigma=2.0)
+    n = len(y)
+    seen = []
+    real = libsvm.solve_libsvm
+
+    def spy(K, y, upper, lam, **kw):
+        seen.append(lam)
+        return real(K, y, upper, lam, **kw)
+
+    monkeypatch.setattr(libsvm, "solve_libsvm", spy)
+    lams = 2.0 ** np.arange(-28.0, -21.0, 2.0) / n
+    sols = solve_path(K, y, upper, lams)
+    assert seen == [START_S / (2 * n)]
+    assert sols[0].info["start"] == "libsvm" and sols[0].info["fallbacks"] == 0
+    for sol in sols:
+        ref = solve_cvxopt(K, y, upper, sol.lam)
+        o_p, o_r = _objective(K, y, upper, sol), _objective(K, y, upper, ref)
+        assert o_p <= o_r * (1 + 1e-6)          # the path is at least as good as cvxopt
+        assert sol.kkt_residual <= max(1e-8, sol.info["kkt_floor"])
+
+
+def test_merged_block_inverse_is_the_inverse():
+    """Random enter/leave sequences on a block-LU elbow inverse: folding its changes into a new
+    base (``SchurInverse.merged``, no inversion) gives numpy's inverse of the current bordered
+    matrix, and the path's rebuilds by merging keep solving like LU does."""
+    from svmcore.families.svm.solvers import path as P
+    from svmcore.families.svm.solvers.elbow import SchurInverse
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(120, 2))
+    K = gaussian_gram(X, sigma=0.2)                 # cond(K) ≤ 3e5: LU is accurate to ~1e-11
+    y = np.where(rng.random(120) < 0.5, 1.0, -1.0)
+    st = P._Path(K, y, np.ones(120))
+    st.SCHUR_FROM = 0
+    st.status = np.zeros(120, dtype=np.int8)
+    for p in rng.permutation(120)[:40]:
+        assert st.try_add(int(p))
+    st.refactor()
+    worst_inv = worst_solve = 0.0
+    merges = 0
+    for step in range(200):
+        out = np.setdiff1d(np.arange(120), st.E)
+        if rng.random() < 0.5 and st.m > 5:
+            st.remove(int(rng.integers(st.m)))
+        else:
+            st.try_add(int(rng.choice(out)))
+        m = st.m
+        A = st.A[:m + 1, :m + 1]
+        if st.F.k and step % 7 == 0:
+            ref = np.linalg.inv(A)
+            worst_inv = max(worst_inv, np.max(np.abs(st.F.merged() - ref)) / np.max(np.abs(ref)))
+        if st.needs_refactor():
+            st.refactor(merge=True)
+            merges += st.F.merges > 0
+        rhs = rng.normal(size=m + 1)
+        ref = np.linalg.solve(A, rhs)
+        worst_solve = max(worst_solve,
+                          np.max(np.abs(st.F.apply(rhs) - ref)) / np.max(np.abs(ref)))
+    assert isinstance(st.F, SchurInverse) and merges >= 3
+    assert worst_inv <= 1e-8 and worst_solve <= 1e-8, (worst_inv, worst_solve)
+
+
+def test_large_elbow_path_matches_cvxopt(monkeypatch):
+    """With the block-LU inverse from the first elbow point on (merged rebuilds, the direction's
+    residual read off dh), the path's answers are cvxopt's on a small-σ column."""
+    from svmcore.families.svm.solvers import path as P
+
+    monkeypatch.setattr(P._Path, "SCHUR_FROM", 0)
+    data = make_wahba2d(150, 1)
+    X, y = data.X, data.y
+    upper = np.ones(len(y))
+    K = gaussian_gram(X, sigma=0.25)
+    lams = 2.0 ** np.array([-20.0, -12.0, -6.0, -1.0]) / len(y)
+    for sol in solve_path(K, y, upper, lams):
+        ref = solve_cvxopt(K, y, upper, sol.lam)
+        o_p, o_r = _objective(K, y, upper, sol), _objective(K, y, upper, ref)
+        assert abs(o_p - o_r) <= 1e-6 * abs(o_r)
+        assert sol.kkt_residual <= max(1e-8, sol.info["kkt_floor"])
+        assert not sol.info["fallback"]
+
+
+def _cpu(fn):
+    t = time.process_time()
+    out = fn()
+    return time.process_time() - t, out
+
+
+def test_no_slow_sigma_column_inside_the_hard_limits():
+    """n = 200, C_B = 4.5 (the slow case of the app's default view), σ columns over the hard
+    limits (log2 σ = −10 … 10), each asked for the whole λ range (log2(nλ) = −40 … 20) and, as grid
+    growth asks, for its small-λ end alone (−40 … −28). The worst column costs at most 10 times
+    the median one (CPU time, a ratio in this process); at log2(nλ) = −28 the answers pass their
+    KKT check and match cvxopt's objective."""
+    data = make_wahba2d(200, 0)
+    X, y = data.X, data.y
+    n = len(y)
+    upper = class_weights_from_costs(y, 1.0, 4.5).upper_bounds(y)
+    wide = 2.0 ** np.arange(-40.0, 20.01, 4.0) / n
+    tail = 2.0 ** np.arange(-40.0, -27.99, 4.0) / n
+    libsvm.solve_libsvm(np.eye(4), np.r_[1.0, 1, -1, -1], np.ones(4), 0.1)   # imports, untimed
+    times = []
+    for log2_sigma in np.arange(-10.0, 10.01, 2.0):
+        K = gaussian_gram(X, sigma=2.0 ** log2_sigma)
+        t1, _ = _cpu(lambda K=K: solve_path(K, y, upper, wide))
+        t2, sols = _cpu(lambda K=K: solve_path(K, y, upper, tail))
+        times.append(t1 + t2)
+        if log2_sigma in (0.0, 2.0):      # at log2(nλ) = −28 (below, f's rounding floor ~1e-3)
+            sol, ref = sols[-1], solve_cvxopt(K, y, upper, tail[-1])
+            assert sol.kkt_residual <= max(1e-8, sol.info["kkt_floor"])
+            o_p, o_r = _objective(K, y, upper, sol), _objective(K, y, upper, ref)
+            assert abs(o_p - o_r) <= 1e-5 * o_r
+    times = np.array(times)
+    assert times.max() <= 10 * np.median(times), times
+
+
+def test_cost_b_default_view_costs_like_the_standard_one():
+    """The app's default view (n = 200, log2(nλ) = −20 … 8 step 2, log2 σ = −3 … 3 step 1, grid
+    growth on): with C_B = 4.5 the grid grows to log2(nλ) = −28 and used to take 46 times as long
+    as with C_B = 1 (SMO started at C ~ 1e7); now within 3 times (CPU time, same process)."""
+    from svmcore.grid import sweep
+    from svmcore.spec import Axis, GridSpec
+
+    data = make_wahba2d(200, 0)
+    grid = GridSpec(Axis(-20, 8, 2), Axis(-3, 3, 1))
+    sweep(data, GridSpec(Axis(0, 0, 1), Axis(0, 0, 1)))                      # imports, untimed
+    t1, r1 = _cpu(lambda: sweep(data, grid, cost_b=1.0, extend_grid=True))
+    t45, r45 = _cpu(lambda: sweep(data, grid, cost_b=4.5, extend_grid=True))
+    assert r45.table["log2_nlambda"].min() <= -28        # the grid did grow
+    assert t45 <= 3 * t1, (t45, t1)
