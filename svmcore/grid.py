@@ -356,9 +356,17 @@ def edge_warnings(res: GridResult) -> list[str]:
     return out
 
 
+#: a criterion stops driving the grid's growth when one growth step lowered its minimum by less
+#: than this, relative: it is flat toward that edge (a plateau, or falling without end like OBS)
+FLAT_RTOL = 1e-6
+
+
 def _extend(spec, data, test, weights, sqdist, rows, n_jobs, progress, cancel, notes):
-    """Grow the axes in their own step until no pick is on an edge that can still move."""
+    """Grow the axes in their own step until no pick is on an edge that can still move. A criterion
+    whose minimum one step of growth lowered by less than ``FLAT_RTOL`` (relative) is flat toward
+    that edge: it stops driving the growth, with a note, instead of pushing to the hard limit."""
     exempt = set(spec.family.edge_exempt)
+    best: dict[str, float] = {}
     for _ in range(200):
         res = GridResult(_tidy(rows, spec), spec, 0.0, weights)
         edges = set()
@@ -366,6 +374,14 @@ def _extend(spec, data, test, weights, sqdist, rows, n_jobs, progress, cancel, n
             p = res.pick(c)
             if c in exempt or p is None or not p.edge:
                 continue
+            v = float(res.table[c].iloc[p.row])
+            if c in best and best[c] - v <= FLAT_RTOL * abs(best[c]):
+                exempt.add(c)
+                notes.append(f"{c}: the last growth step lowered its minimum by less than "
+                             f"{FLAT_RTOL:g} (relative) toward the {p.edge}; the grid stopped growing "
+                             "for it there (a plateau or an endless slope)")
+                continue
+            best[c] = v
             edges.update(e.strip() for e in p.edge.split(","))
         grown = _grown_grid(spec.grid, edges)
         if grown is None:

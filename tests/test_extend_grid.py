@@ -60,3 +60,40 @@ def test_growth_stays_on_the_lattice_and_within_limits():
     g2 = _grown_grid(GridSpec(Axis(-6.0, 0.0, 2.0), Axis(0.0, 0.0, 0.0)), {"large-λ edge"})
     assert g2.log2_nlambda == Axis(-6.0, 4.0, 2.0)   # k = max(2, ceil(4/4)) = 2 steps of 2
     assert g2.log2_sigma == Axis(0.0, 0.0, 0.5)
+
+
+def test_growth_stops_for_a_criterion_that_is_flat_toward_an_edge(monkeypatch):
+    """A criterion 1 + nλ falls without end as λ → 0, by less and less: it drives the growth only
+    while one growth step still lowers its minimum by more than FLAT_RTOL, then the grid stops
+    (with a note) instead of growing to the hard limit log2(nλ) = −40. What the stopped grid
+    misses is checked against the same criterion on the whole range down to the limit."""
+    from svmcore import families
+    from svmcore.families.base import Criterion, Output, check_family
+    from svmcore.families.svm.family import SVMFamily
+    from svmcore.grid import FLAT_RTOL, run_grid
+    from svmcore.spec import make_spec
+
+    slope = Criterion("slope", "SLOPE", "1 + nλ (a test entry)", lambda fit, ctx: 1.0 + fit.lam * fit.n,
+                      outputs=(Output("slope", "SLOPE", "#123456"),))
+
+    class SlopeFamily(SVMFamily):
+        name = "slopefam"
+        criteria = SVMFamily.criteria + (slope,)
+
+    fam = SlopeFamily()
+    check_family(fam)
+    monkeypatch.setitem(families.FAMILIES, "slopefam", "unused")
+    monkeypatch.setitem(families._LOADED, "slopefam", fam)
+    data = make_wahba2d(40, 0)
+    spec = make_spec("slopefam", data={"source": "inline", "name": "w"}, log2_nlambda="-6:0:2",
+                     log2_sigma="0", criteria=["slope"], extend_grid=True)
+    res = run_grid(spec, data, n_jobs=1)
+    low = res.spec.grid.log2_nlambda.start
+    assert -40 < low < -6
+    assert any(n.startswith("slope: the last growth step lowered its minimum") for n in res.notes)
+    found = res.table["slope"].min()
+    full = run_grid(make_spec("slopefam", data={"source": "inline", "name": "w"}, log2_nlambda="-40:0:2",
+                              log2_sigma="0", criteria=["slope"]), data, n_jobs=1)
+    best = full.table["slope"].min()
+    assert best <= found and (found - best) / best < 4 * FLAT_RTOL
+    np.testing.assert_allclose(best, 1.0 + 2.0 ** -40, rtol=1e-12)
