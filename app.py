@@ -12,10 +12,13 @@ import streamlit as st
 
 from svmapp import ui
 
-st.set_page_config(page_title="SVM tuning explorer", page_icon=":material/insights:", layout="wide")
+_present = st.session_state.get("w_present", st.query_params.get("present") in ("1", "true", "yes"))
+st.set_page_config(page_title="SVM tuning explorer", page_icon=":material/insights:", layout="wide",
+                   initial_sidebar_state="collapsed" if _present else "auto")
 
 PAGES = [
     st.Page("app_pages/tuning.py", title="Tuning surfaces", icon=":material/grid_on:", default=True),
+    st.Page("app_pages/lessons.py", title="Guided lessons", icon=":material/school:", url_path="lessons"),
     st.Page("app_pages/summary.py", title="Summary table", icon=":material/table_chart:", url_path="summary"),
     st.Page("app_pages/path.py", title="Regularization path", icon=":material/show_chart:", url_path="path"),
     st.Page("app_pages/losses.py", title="Loss functions", icon=":material/functions:", url_path="losses"),
@@ -41,7 +44,8 @@ RESULT_PAGES = ("Tuning surfaces", "Summary table")
 ui.keep_widget_state()
 first_run = "requested" not in st.session_state
 ui.init_state()
-page = st.navigation(PAGES, position="hidden" if st.session_state.get("w_present") else "sidebar")
+page = st.navigation(PAGES)
+ui.follow_goto(page)         # a lesson step's button: its page
 ui.presentation_mode()
 # Run sweep / Load preset pressed, a cheap change (it runs by itself), or the first visit to a page
 # that shows results
@@ -55,6 +59,7 @@ if page.title in SIDEBAR_PAGES:
     ui.sidebar()
 _T2 = time.perf_counter()
 page.run()
-ui.sync_query()
+if page.title in SIDEBAR_PAGES:      # the other pages' links are their own
+    ui.sync_query()
 if os.environ.get("SVMAPP_TIMING"):
     print(f"[svmapp] run {_T1 - _T0:.2f}s sidebar {_T2 - _T1:.2f}s page {time.perf_counter() - _T2:.2f}s", flush=True)

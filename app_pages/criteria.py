@@ -1,6 +1,8 @@
 """Teaching text: each criterion's formula and what it estimates."""
 import streamlit as st
 
+from svmapp import ui
+
 from svmcore.families import get_family
 
 #: each criterion's formula (Wahba et al. 2001; Solo); its name, help and target are the registry's
@@ -22,6 +24,7 @@ NEEDS = {"fit": "from one fit", "truth": "a target: needs the true P(A|x)",
          "refits": "refits the SVM without held-out points", "heldout": "needs a test set"}
 
 st.title("The tuning criteria")
+ui.lesson_banner()
 st.markdown(
     "Notation (Wahba et al. 2001, §1.5–1.7; docs/svm.md): the SVM minimises "
     "(1/n) Σ L(y_i)(1 − y_i f(x_i))₊ + λ‖h‖², f = b + h. Write f_i = f(x_i), "

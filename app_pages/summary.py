@@ -6,6 +6,7 @@ from svmcore.viz import plots
 from svmcore import views as explore
 
 st.title("Summary: what each criterion chooses")
+ui.lesson_banner()
 res = ui.require_result()
 if res is None:
     st.stop()

@@ -216,8 +216,8 @@ def add_criterion_contour(fig: go.Figure, result, column: str, *, row=None, col=
         x=xs, y=ys, z=V, name=name, colorscale="Viridis", zmin=lo, zmax=hi, ncontours=18,
         contours=dict(coloring="heatmap", showlines=True), line=dict(width=0.5, color="rgba(255,255,255,0.35)"),
         connectgaps=False, hoverinfo="skip", showscale=True, showlegend=False,
-        colorbar={**dict(title=dict(text=cbt, side="top"), thickness=8, len=0.95, xpad=2,
-                         tickfont=dict(size=9)), **(colorbar or {})}), **kw)
+        colorbar={**dict(title=dict(text=f"{name} {cbt}".strip(), side="right"), thickness=8, len=0.95,
+                         xpad=2, tickfont=dict(size=9)), **(colorbar or {})}), **kw)
     # transparent grid-point overlay: hover shows every criterion, a click selects (λ, σ)
     t = result.table
     data, labels, notes = hover if hover is not None else hover_data(result)
@@ -265,12 +265,47 @@ def _bottom_legend(fig: go.Figure, font_size: int = 10) -> None:
         font=dict(size=font_size), itemsizing="constant", tracegroupgap=2, bgcolor="rgba(0,0,0,0)"))
 
 
+#: sizes of the two styles: a screen, and a projector read from the back of a room
+STYLES = {"screen": dict(legend=11, title=14, tick=11, other=11, star=17, cbar=10, note=9),
+          "projector": dict(legend=15, title=19, tick=14, other=17, star=24, cbar=14, note=11)}
+
+
+def sklearn_axes(fig: go.Figure, xs: np.ndarray, ys: np.ndarray, font: int = 11) -> None:
+    """Relabel the (log2 nλ, log2 σ) axes with scikit-learn's C = 1/(2nλ) = 2^(−log2 nλ − 1) and
+    γ = 1/(2σ²) = 2^(−2 log2 σ − 1) on log scales, both increasing away from the origin (the data
+    stay in log2 units, so a click still reports the grid point)."""
+    def ticks(v, every):
+        lo, hi = float(np.min(v)), float(np.max(v))
+        return [t for t in np.arange(np.floor(lo), np.ceil(hi) + 1e-9, every) if lo - 1e-9 <= t <= hi + 1e-9]
+    xt = ticks(xs, max(1, round((xs.max() - xs.min()) / 6)))
+    yt = ticks(ys, max(0.5, round((ys.max() - ys.min()) / 5 * 2) / 2))
+    fig.update_xaxes(title_text="C = 1/(2nλ) (log scale)", tickvals=xt,
+                     ticktext=[f"2<sup>{-t - 1:g}</sup>" for t in xt], autorange="reversed",
+                     range=None, tickfont=dict(size=font))
+    fig.update_yaxes(title_text="γ = 1/(2σ²) (log scale)", tickvals=yt,
+                     ticktext=[f"2<sup>{-2 * t - 1:g}</sup>" for t in yt], autorange="reversed",
+                     range=None, tickfont=dict(size=font))
+
+
+def settings_note(fig: go.Figure, text: str, size: int = 9) -> None:
+    """The settings line inside the figure (so a PNG/SVG export carries it), at the bottom left,
+    in the bottom margin (shifted down by it, in pixels)."""
+    bottom = fig.layout.margin.b or 40
+    fig.add_annotation(text=text, xref="paper", yref="paper", x=0, y=0, yshift=-bottom + 1,
+                       xanchor="left", yanchor="bottom", showarrow=False, align="left",
+                       font=dict(size=size, color="#777777"), name="settings")
+
+
 def criterion_contour(result, column: str, *, show_others: Sequence[str] = (),
                       selected: tuple | None = None, hover: tuple | None = None,
                       log_scale: bool | None = None, height: int = 340,
-                      legend: bool = True) -> go.Figure:
+                      legend: bool = True, style: str = "screen", axes: str = "log2",
+                      settings: str | None = None) -> go.Figure:
     """One criterion over the (log2 nλ, log2 σ) grid as a standalone figure (one contour trace),
-    with a legend of its markers below the plot (``legend=False`` leaves it out)."""
+    with a legend of its markers below the plot (``legend=False`` leaves it out). ``style``
+    "projector" enlarges fonts and markers (``STYLES``); ``axes`` "sklearn" labels the axes with C
+    and γ (``sklearn_axes``); ``settings`` (``settings_line``) is written inside the figure."""
+    sz = STYLES[style]
     fig = go.Figure()
     add_criterion_contour(fig, result, column, hover=hover, show_others=show_others,
                           selected=selected, log_scale=log_scale)
@@ -281,19 +316,39 @@ def criterion_contour(result, column: str, *, show_others: Sequence[str] = (),
     if p is not None and p.edge:      # short here; the hover and legend name the edge
         sub += " — at the hard limit" if p.at_limit else " — on the grid edge"
     fig.update_layout(
-        title=dict(text=f"<b>{label(column)}</b>  <span style='font-size:11px'>{sub}</span>",
-                   x=0.02, y=0.97),
-        height=height, margin=dict(l=48, r=4, t=36, b=42 + (70 if legend else 0)),
-        clickmode="event+select", dragmode=False, hovermode="closest", plot_bgcolor="white")
+        title=dict(text=f"<b>{label(column)}</b>  <span style='font-size:{sz['tick']}px'>{sub}</span>",
+                   x=0.02, y=0.97, font=dict(size=sz["title"])),
+        height=height, margin=dict(l=48, r=4, t=36 + (sz["title"] - 14),
+                                   b=42 + (sz["legend"] * 6 if legend else 0) + (14 if settings else 0)),
+        clickmode="event+select", dragmode=False, hovermode="closest", plot_bgcolor="white",
+        font=dict(size=sz["tick"]))
     if legend:
-        _bottom_legend(fig)
+        _bottom_legend(fig, sz["legend"])
     else:
         fig.update_layout(showlegend=False)
+    if style != "screen":
+        _enlarge_markers(fig, sz)
     fig.update_xaxes(title_text=AXIS_X, showgrid=False, zeroline=False, range=_edges(xs_of(result)),
                      title_standoff=4, automargin=True, **FRAME)
     fig.update_yaxes(title_text=AXIS_Y, showgrid=False, zeroline=False, range=_edges(ys_of(result)),
                      title_standoff=2, automargin=True, **FRAME)
+    if axes == "sklearn":
+        sklearn_axes(fig, xs_of(result), ys_of(result), sz["tick"])
+    if settings:
+        settings_note(fig, settings, sz["note"])
     return fig
+
+
+def _enlarge_markers(fig: go.Figure, sz: dict) -> None:
+    """Projector sizes: other minimizers' markers, the stars and the colour bar's ticks."""
+    for tr in fig.data:
+        if tr.type == "contour":
+            tr.colorbar.tickfont.size = sz["cbar"]
+            tr.colorbar.thickness = 14
+        elif tr.meta == "other-min" or (tr.meta == "key" and tr.legendgroup.startswith("min-")):
+            tr.marker.size = sz["other"]
+        elif tr.meta in ("own-min", "selected"):
+            tr.marker.size = sz["star"]
 
 
 def xs_of(result) -> np.ndarray:
@@ -458,7 +513,8 @@ def _decision_2d(fig: go.Figure, view: DecisionView) -> None:
 
 
 def decision_figure(view: DecisionView, title: str | None = None, height: int = 520,
-                    subtitle: str | None = None) -> go.Figure:
+                    subtitle: str | None = None, style: str = "screen",
+                    legend_below: bool = False) -> go.Figure:
     """Data, each chosen fit's decision curve (f(x) itself in 1-D, f = 0 in 2-D) in its
     criterion's colour and dash, the selected point's, and the Bayes boundary; ``subtitle``
     (e.g. ``settings_line(result)``) is a second title line."""
@@ -470,10 +526,15 @@ def decision_figure(view: DecisionView, title: str | None = None, height: int = 
     subtitle = wrap_line(subtitle, 110) if subtitle else subtitle
     text = decision_title(view, subtitle) if title is None else (
         title + (f"<br><span style='font-size:11px'>{subtitle}</span>" if subtitle else ""))
-    top = 50 + (20 + 14 * subtitle.count("<br>") if subtitle else 0)
-    fig.update_layout(height=height, margin=dict(l=50, r=10, t=top, b=45),
-                      plot_bgcolor="white", legend=dict(orientation="v", x=1.01, y=1, font=dict(size=12)),
-                      title=dict(text=text, x=0.02))
+    sz = STYLES[style]
+    top = 50 + (20 + 14 * subtitle.count("<br>") if subtitle else 0) + (sz["title"] - 14)
+    legend = dict(orientation="v", x=1.01, y=1, font=dict(size=max(12, sz["legend"])))
+    if legend_below:
+        legend = dict(orientation="h", x=0, xanchor="left", y=0, yanchor="bottom", yref="container",
+                      font=dict(size=max(12, sz["legend"])))
+    fig.update_layout(height=height, margin=dict(l=50, r=10, t=top, b=45 + (110 if legend_below else 0)),
+                      plot_bgcolor="white", legend=legend, title=dict(text=text, x=0.02),
+                      font=dict(size=sz["tick"]))
     return fig
 
 
