@@ -16,8 +16,8 @@ res = ui.require_result()
 if res is None:
     st.stop()
 result, loaded = res
-ui.settings_badge()
 if not present:
+    ui.settings_badge()
     T.how_to_read()
 T.live_view(result, loaded, present)
 ui.use_this_model(result, loaded.train, SS.get("selected"))

@@ -57,7 +57,11 @@ def _init_view(result, cols_all) -> None:
 
 def view_controls(result, cols_all, present: bool) -> None:
     """Panels, curves, other minimizers, panels per row and axes (in a popover when presenting)."""
-    box = st.popover("Panels, curves and axes", icon=":material/tune:") if present else st.container()
+    if present:
+        badge, pop = st.columns([5, 1.4], vertical_alignment="center")
+        with badge:
+            ui.settings_badge(compact=True)
+    box = pop.popover("Panels, curves, axes", icon=":material/tune:") if present else st.container()
     with box:
         a, b = (st.container(), st.container()) if present else st.columns(2)
         a.multiselect("Criteria to show", cols_all, format_func=explore.label, key="tun_shown")
@@ -85,7 +89,7 @@ def surfaces(result, cols_all, sel, present: bool) -> None:
         for col, crit in zip(row, shown[start:start + ncols]):
             fig = plots.criterion_contour(result, crit, show_others=shown if SS.tun_others else (),
                                           selected=sel, hover=hover, style=style, axes=SS.tun_axes,
-                                          settings=line, height=400 if present else 360)
+                                          settings=line, height=440 if present else 360)
             key = f"contour_{crit}_{SS.result_key}"
             col.plotly_chart(fig, key=key, on_select=ui.pick_callback(key), selection_mode="points",
                              config=plots.chart_config(plots.export_name(result, crit), fmt), theme=None)
@@ -127,7 +131,7 @@ def decision_panel(result, data, sel, features, present: bool):
                               S.weights_for(SS.applied, data.y))
     dfig = plots.decision_figure(view, subtitle=plots.settings_line(result), legend_below=True,
                                  style="projector" if present else "screen",
-                                 height=560 if present else 620)
+                                 height=440 if present else 620)
     st.plotly_chart(dfig, key=f"decision_{SS.result_key}", theme=None,
                     config=plots.chart_config(plots.export_name(result, "decision"),
                                               SS.get("w_image_format", "png")))

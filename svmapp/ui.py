@@ -786,10 +786,10 @@ def lesson_banner() -> None:
         return
     step = les.steps[k - 1]
     with st.container(border=True, key="lesson_banner"):
-        c0, c1, c2, c3 = st.columns([8, 1.2, 1.2, 1], vertical_alignment="center")
-        c0.markdown(f"**{plain(les.title)} · step {k} of {len(les.steps)}: {plain(step.title)}**  \n"
+        c0, c1, c2, c3 = st.columns([10, 1.2, 1.2, 1], vertical_alignment="center")
+        c0.markdown(f"**{plain(les.title)} · step {k} of {len(les.steps)}: {plain(step.title)}.** "
                     f"{plain(step.text)}")
-        c1.button("Previous", key="lesson_prev", icon=":material/arrow_back:", disabled=k == 1,
+        c1.button("Back", key="lesson_prev", icon=":material/arrow_back:", disabled=k == 1,
                   on_click=go_step, args=(les.id, k - 1), width="stretch")
         c2.button("Next", key="lesson_next", icon=":material/arrow_forward:", type="primary",
                   disabled=k == len(les.steps), on_click=go_step, args=(les.id, k + 1), width="stretch")
@@ -821,8 +821,9 @@ def downloads(result, figures: dict, prefix: str = "svm", table=None, table_labe
                           mime="text/html", on_click="ignore", key=f"dl_{prefix}_{name}")
 
 
-def settings_badge() -> None:
-    """One line saying what the shown result is."""
+def settings_badge(compact: bool = False) -> None:
+    """One line saying what the shown result is; its notes as warnings (``compact``: as one
+    caption line, for the projector layout)."""
     res = current()
     if res is None:
         return
@@ -833,6 +834,9 @@ def settings_badge() -> None:
     st.caption(f"**{plain(loaded.note)}** · {kind} case, L(+1) = {w.L_pos:.3g}, L(−1) = {w.L_neg:.3g} · "
                f"grid log2(nλ) {g.log2_nlambda.text} × log2 σ {g.log2_sigma.text} · "
                f"{result.spec.kernel} kernel · solver {result.spec.solver} · {result.seconds:.1f} s")
+    if compact and result.notes:
+        st.caption(":material/warning: " + plain(" · ".join(result.notes)))
+        return
     for note in result.notes:
         st.warning(plain(note), icon=":material/warning:")
 

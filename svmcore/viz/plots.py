@@ -291,7 +291,7 @@ def settings_note(fig: go.Figure, text: str, size: int = 9) -> None:
     """The settings line inside the figure (so a PNG/SVG export carries it), at the bottom left,
     in the bottom margin (shifted down by it, in pixels)."""
     bottom = fig.layout.margin.b or 40
-    fig.add_annotation(text=text, xref="paper", yref="paper", x=0, y=0, yshift=-bottom + 1,
+    fig.add_annotation(text=wrap_line(text, 64), xref="paper", yref="paper", x=0, y=0, yshift=-bottom + 1,
                        xanchor="left", yanchor="bottom", showarrow=False, align="left",
                        font=dict(size=size, color="#777777"), name="settings")
 
@@ -318,8 +318,8 @@ def criterion_contour(result, column: str, *, show_others: Sequence[str] = (),
     fig.update_layout(
         title=dict(text=f"<b>{label(column)}</b>  <span style='font-size:{sz['tick']}px'>{sub}</span>",
                    x=0.02, y=0.97, font=dict(size=sz["title"])),
-        height=height, margin=dict(l=48, r=4, t=36 + (sz["title"] - 14),
-                                   b=42 + (sz["legend"] * 6 if legend else 0) + (14 if settings else 0)),
+        height=height, margin=dict(l=48, r=4, t=36 + (sz["title"] - 14), b=42 + _legend_px(fig, sz, legend, style)
+                                   + ((sz["note"] + 4) * _lines(settings) + 4 if settings else 0)),
         clickmode="event+select", dragmode=False, hovermode="closest", plot_bgcolor="white",
         font=dict(size=sz["tick"]))
     if legend:
@@ -336,7 +336,22 @@ def criterion_contour(result, column: str, *, show_others: Sequence[str] = (),
         sklearn_axes(fig, xs_of(result), ys_of(result), sz["tick"])
     if settings:
         settings_note(fig, settings, sz["note"])
+        if legend:      # the legend above the settings line
+            fig.update_layout(legend_y=((sz["note"] + 4) * _lines(settings) + 6) / height)
     return fig
+
+
+def _lines(text: str, width: int = 64) -> int:
+    return wrap_line(text, width).count("<br>") + 1
+
+
+def _legend_px(fig: go.Figure, sz: dict, legend: bool, style: str) -> int:
+    """Room for the legend below a panel: its entries two a line on a screen, one on a projector."""
+    if not legend:
+        return 0
+    entries = sum(1 for t in fig.data if t.showlegend)
+    per_line = 1 if style == "projector" else 2
+    return max(2, -(-entries // per_line)) * (sz["legend"] + 10) + 10
 
 
 def _enlarge_markers(fig: go.Figure, sz: dict) -> None:
@@ -532,7 +547,9 @@ def decision_figure(view: DecisionView, title: str | None = None, height: int = 
     if legend_below:
         legend = dict(orientation="h", x=0, xanchor="left", y=0, yanchor="bottom", yref="container",
                       font=dict(size=max(12, sz["legend"])))
-    fig.update_layout(height=height, margin=dict(l=50, r=10, t=top, b=45 + (110 if legend_below else 0)),
+    entries = sum(1 for t in fig.data if t.showlegend is not False)
+    below = 8 + (sz["legend"] + 9) * -(-entries // 2) if legend_below else 0     # two entries a line
+    fig.update_layout(height=height, margin=dict(l=50, r=10, t=top, b=45 + below),
                       plot_bgcolor="white", legend=legend, title=dict(text=text, x=0.02),
                       font=dict(size=sz["tick"]))
     return fig

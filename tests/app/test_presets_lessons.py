@@ -146,3 +146,13 @@ def test_settings_file_round_trip_and_refusal():
     assert "../../etc/passwd" in " ".join(T.load_settings(__import__("json").dumps(bad).encode()))
     assert "ncols" in " ".join(T.load_settings(__import__("json").dumps(bad).encode()))
     assert T.load_settings(b"not json")[0].startswith("not a settings JSON")
+
+
+def test_summary_table_puts_inefficiency_first_and_never_says_none():
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.query_params.update({k: str(v) for k, v in TINY.items()})
+    at.switch_page("app_pages/summary.py").run()
+    assert not at.exception
+    df = at.dataframe[0].value
+    assert list(df.columns[:3]) == ["criterion", "inefficiency", "inefficiency range"]
+    assert not (df.astype(str) == "None").any().any()
