@@ -16,6 +16,9 @@ ui.settings_badge()
 tbl = explore.summary_table(result).drop(columns=["column"])
 first = ["criterion", "inefficiency", "inefficiency range", "log2(nλ)", "log2 σ", "value"]
 tbl = tbl[[c for c in first if c in tbl] + [c for c in tbl if c not in first]]     # what matters first
+if "inefficiency" in tbl:     # text, so that the target's own row reads "target", not None
+    tbl["inefficiency"] = [f"{v:.4f}" if v == v else "— (target)" if c.endswith("MISCLASS") else "—"
+                           for v, c in zip(tbl["inefficiency"], tbl["criterion"])]
 for c in ("inefficiency range", "on an edge", "note"):
     if c in tbl:
         tbl[c] = tbl[c].where(tbl[c].notna() & (tbl[c].astype(str) != "None"), "—")
