@@ -5,6 +5,9 @@ grid point reruns only this part (not the sidebar, not the estimate), and the se
 from __future__ import annotations
 
 import json
+import os
+import time
+from dataclasses import replace
 
 import numpy as np
 import streamlit as st
@@ -77,19 +80,25 @@ def view_controls(result, cols_all, present: bool) -> None:
                  help="scikit-learn's C = 1/(2nλ) and γ = 1/(2σ²) on log scales")
 
 
-def surfaces(result, cols_all, sel, present: bool) -> None:
+@st.cache_resource(show_spinner=False, max_entries=128)
+def _contour(result_key, crit, others, style, axes, height, columns, _result):
+    """One panel's figure, shared by every session and rerun: it does not depend on the clicked
+    point, so a click sends the same figure and the browser need not redraw it."""
+    return plots.criterion_contour(_result, crit, show_others=others, selected=None,
+                                   hover=plots.hover_data(_result, list(columns)), style=style, axes=axes,
+                                   settings=plots.settings_line(_result), height=height)
+
+
+def surfaces(result, cols_all, present: bool) -> None:
     """One contour chart per shown criterion; a click selects the grid point (``ui.on_pick``)."""
     shown, ncols = SS.tun_shown, SS.tun_ncols
-    hover = plots.hover_data(result, cols_all)      # one numeric table for every panel
     fmt = SS.get("w_image_format", "png")
-    line = plots.settings_line(result)
-    style = "projector" if present else "screen"
+    others = tuple(shown) if SS.tun_others else ()
     for start in range(0, len(shown), ncols):
         row = st.columns(ncols)
         for col, crit in zip(row, shown[start:start + ncols]):
-            fig = plots.criterion_contour(result, crit, show_others=shown if SS.tun_others else (),
-                                          selected=sel, hover=hover, style=style, axes=SS.tun_axes,
-                                          settings=line, height=440 if present else 360)
+            fig = _contour(SS.result_key, crit, others, "projector" if present else "screen", SS.tun_axes,
+                           440 if present else 360, tuple(cols_all), result)
             key = f"contour_{crit}_{SS.result_key}"
             col.plotly_chart(fig, key=key, on_select=ui.pick_callback(key), selection_mode="points",
                              config=plots.chart_config(plots.export_name(result, crit), fmt), theme=None)
@@ -98,10 +107,25 @@ def surfaces(result, cols_all, sel, present: bool) -> None:
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def _decision_view(result_key, selected, features, columns, _data, _result, _weights):
-    """Shared by every session: the chosen fits depend only on the result and the point."""
-    return explore.decision_view(_data, _result, _weights, columns=list(columns),
-                                 selected=selected, features=features, fits=ui.fits_cache(result_key))
+def _chosen_view(result_key, features, columns, _data, _result, _weights):
+    """Shared by every session: the criteria's chosen fits on the mesh (no clicked point)."""
+    return explore.decision_view(_data, _result, _weights, columns=list(columns), selected=None,
+                                 features=features, fits=ui.fits_cache(result_key))
+
+
+#: a column no table has: ``decision_view`` then draws the clicked point alone
+NO_COLUMNS = ("(none)",)
+
+
+def _decision_view(result_key, selected, features, columns, data, result, weights):
+    """The chosen fits' view (cached) plus, on a click, the clicked point's fit alone on the same
+    mesh: a click evaluates one fit, not every curve again."""
+    base = _chosen_view(result_key, features, columns, data, result, weights)
+    if selected is None:
+        return base
+    one = explore.decision_view(data, result, weights, columns=NO_COLUMNS, selected=selected,
+                                features=features, fits=ui.fits_cache(result_key))
+    return replace(base, surfaces={**base.surfaces, **one.surfaces}, points={**base.points, **one.points})
 
 
 def slice_features(data) -> tuple[int, int] | None:
@@ -166,19 +190,22 @@ def clicked_point(result, cols_all, sel) -> None:
 def live_view(result, loaded, present: bool) -> None:
     """Controls, surfaces (left) and the decision panel (right, in view beside them); a click, a
     panel or a curve change reruns only this fragment."""
+    t0 = time.perf_counter()
     cols_all = [c for c in result.columns if c in result.table.columns]
     _init_view(result, cols_all)
     view_controls(result, cols_all, present)
     sel = SS.get("selected")
     left, right = st.columns([3, 2] if SS.tun_ncols > 1 else [1, 1])
     with left:
-        surfaces(result, cols_all, sel, present)
+        surfaces(result, cols_all, present)
     with right:
         features = slice_features(loaded.train)
         dfig = None if features is None else decision_panel(result, loaded.train, sel, features, present)
     clicked_point(result, cols_all, sel)
     ui.sync_query()
     SS.tun_decision_fig = dfig
+    if os.environ.get("SVMAPP_TIMING"):
+        print(f"[svmapp] live view {time.perf_counter() - t0:.2f}s", flush=True)
 
 
 def load_settings(upload) -> list[str]:
