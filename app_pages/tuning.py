@@ -10,6 +10,8 @@ SS = st.session_state
 present = bool(SS.get("w_present"))
 
 if not present:
+    st.html(T.COMPACT_CSS)       # the surfaces and the decision panel start high on the screen
+if not present and not SS.get("lesson"):
     st.title("How each criterion tunes the SVM")
 ui.lesson_banner()
 res = ui.require_result()
@@ -17,9 +19,10 @@ if res is None:
     st.stop()
 result, loaded = res
 if not present:
-    ui.settings_badge()
-    T.how_to_read()
+    ui.settings_badge(compact=True)
 T.live_view(result, loaded, present)
+if not present:
+    T.how_to_read()
 ui.use_this_model(result, loaded.train, SS.get("selected"))
 st.divider()
 T.exports(result)

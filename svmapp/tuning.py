@@ -37,6 +37,12 @@ HOW_TO_READ = """
 """
 
 
+#: less padding above the page, so that the decision panel is in view at 1440×900
+COMPACT_CSS = """<style>
+[data-testid="stMainBlockContainer"] { padding-top: 3.2rem; }
+</style>"""
+
+
 def how_to_read() -> None:
     with st.expander("How to read this page", expanded=False):
         st.markdown(HOW_TO_READ.format(log_cols=", ".join(explore.label(c) for c in explore.LOG_SCALE)))
@@ -66,18 +72,18 @@ def view_controls(result, cols_all, present: bool) -> None:
             ui.settings_badge(compact=True)
     box = pop.popover("Panels, curves, axes", icon=":material/tune:") if present else st.container()
     with box:
-        a, b = (st.container(), st.container()) if present else st.columns(2)
+        a, b, c = (st.container(), st.container(), st.container()) if present else \
+            st.columns([2.6, 2.2, 3], vertical_alignment="bottom")
         a.multiselect("Criteria to show", cols_all, format_func=explore.label, key="tun_shown")
         b.multiselect("Decision curves of the fits chosen by", cols_all, format_func=explore.label,
                       key="tun_curves")
-        c1, c2, c3, _ = st.columns([1.3, 1, 1.6, 1], vertical_alignment="center")
-        c1.toggle("other minimizers", key="tun_others",
+        c1, c2, c3 = c.columns([1.2, 0.9, 1.5], vertical_alignment="bottom")
+        c1.toggle("others", key="tun_others",
                   help="Mark every shown criterion's minimizer in each panel (legend below the panels)")
-        c2.selectbox("panels per row", [1, 2, 3, 4], key="tun_ncols",
-                     help="Fewer panels per row on narrow screens")
-        c3.radio("axes", ["log2", "sklearn"], key="tun_axes", horizontal=True,
-                 format_func={"log2": "log₂(nλ), log₂σ", "sklearn": "C, γ"}.get,
-                 help="scikit-learn's C = 1/(2nλ) and γ = 1/(2σ²) on log scales")
+        c2.selectbox("per row", [1, 2, 3, 4], key="tun_ncols", help="Panels per row: fewer on narrow screens")
+        c3.selectbox("axes", ["log2", "sklearn"], key="tun_axes",
+                     format_func={"log2": "log₂nλ, log₂σ", "sklearn": "C, γ"}.get,
+                     help="log₂(nλ) and log₂σ, or scikit-learn's C = 1/(2nλ) and γ = 1/(2σ²) on log scales")
 
 
 @st.cache_resource(show_spinner=False, max_entries=128)
@@ -98,7 +104,7 @@ def surfaces(result, cols_all, present: bool) -> None:
         row = st.columns(ncols)
         for col, crit in zip(row, shown[start:start + ncols]):
             fig = _contour(SS.result_key, crit, others, "projector" if present else "screen", SS.tun_axes,
-                           440 if present else 360, tuple(cols_all), result)
+                           410 if present else 360, tuple(cols_all), result)
             key = f"contour_{crit}_{SS.result_key}"
             col.plotly_chart(fig, key=key, on_select=ui.pick_callback(key), selection_mode="points",
                              config=plots.chart_config(plots.export_name(result, crit), fmt), theme=None)
@@ -155,7 +161,7 @@ def decision_panel(result, data, sel, features, present: bool):
                               S.weights_for(SS.applied, data.y))
     dfig = plots.decision_figure(view, subtitle=plots.settings_line(result), legend_below=True,
                                  style="projector" if present else "screen",
-                                 height=440 if present else 620)
+                                 height=420 if present else 540)
     st.plotly_chart(dfig, key=f"decision_{SS.result_key}", theme=None,
                     config=plots.chart_config(plots.export_name(result, "decision"),
                                               SS.get("w_image_format", "png")))

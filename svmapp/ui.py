@@ -786,15 +786,18 @@ def lesson_banner() -> None:
         return
     step = les.steps[k - 1]
     with st.container(border=True, key="lesson_banner"):
-        c0, c1, c2, c3 = st.columns([10, 1.2, 1.2, 1], vertical_alignment="center")
+        present = bool(SS.get("w_present"))      # the projector: the text gets the room, no End
+        widths = [12, 1.6, 1.6] if present else [7, 1.5, 1.5, 1.2]
+        c0, c1, c2, *c3 = st.columns(widths, vertical_alignment="center")
         c0.markdown(f"**{plain(les.title)} · step {k} of {len(les.steps)}: {plain(step.title)}.** "
                     f"{plain(step.text)}")
         c1.button("Back", key="lesson_prev", icon=":material/arrow_back:", disabled=k == 1,
                   on_click=go_step, args=(les.id, k - 1), width="stretch")
         c2.button("Next", key="lesson_next", icon=":material/arrow_forward:", type="primary",
                   disabled=k == len(les.steps), on_click=go_step, args=(les.id, k + 1), width="stretch")
-        c3.button("End", key="lesson_end", help="Leave the lesson (the view stays)",
-                  on_click=lambda: SS.update(lesson=None, lesson_step=None), width="stretch")
+        if c3:
+            c3[0].button("End", key="lesson_end", help="Leave the lesson (the view stays)",
+                         on_click=lambda: SS.update(lesson=None, lesson_step=None), width="stretch")
 
 
 # ------------------------------------------------------------------ downloads

@@ -207,5 +207,5 @@ def test_presentation_mode_keeps_the_controls_is_in_the_link_and_can_be_left():
     at.toggle(key="w_present").set_value(False).run()
     ok(at)
     assert "present" not in at.query_params
-    assert not at.get("html")
+    assert not any("font-size" in h.proto.body for h in at.get("html"))
     assert len(at.get("plotly_chart")) >= 2

@@ -116,3 +116,18 @@ def test_criteria_and_summary_layout(server, browser, width):
     no_errors(page)
     page.screenshot(path=str(ART / f"summary_{width}.png"), full_page=True)
     page.close()
+
+
+def test_clicked_curve_in_view_at_1440x900(server, browser):
+    """A step with a clicked point: the decision panel's plot area is inside the first screen."""
+    page = open_page(browser, server + L.step_url(L.WAHBA, 3), 1440, 900)
+    wait_titles(page, ["MISCLASS", "Decision curves"])
+    page.wait_for_function("() => Array.from(document.querySelectorAll('.js-plotly-plot'))"
+                           ".some(g => g.innerText.includes('clicked point'))")
+    box = page.evaluate("""() => { const g = Array.from(document.querySelectorAll('.js-plotly-plot'))
+        .find(g => g.innerText.includes('clicked point'));
+        const r = g.querySelector('.nsewdrag').getBoundingClientRect(); return [r.top, r.bottom]; }""")
+    page.screenshot(path=str(ART / "lessons_clicked_1440x900.png"))
+    assert 0 <= box[0] and box[1] <= 900, box
+    no_errors(page)
+    page.close()
