@@ -49,5 +49,8 @@ def test_sklearn_axes_label_c_and_gamma(result):
 def test_settings_line_is_inside_the_exported_image(result):
     line = plots.settings_line(result)
     fig = plots.criterion_contour(result, "xa", settings=line)
-    assert any(a.text.replace("<br>", " · ") == line for a in fig.layout.annotations)
+    note = next(a.text for a in fig.layout.annotations if a.name == "settings")
+    assert note == plots.note_text(line) and all(len(t) <= 52 for t in note.split("<br>"))
+    assert note.replace("<br>", "") .replace(",", "").replace(" ", "").replace("·", "") == \
+        line.replace(",", "").replace(" ", "").replace("·", "")      # every part of the line is kept
     assert "wahba2d" in line and "C_A = 1" in line

@@ -293,7 +293,8 @@ def settings_note(fig: go.Figure, text: str, size: int = 9) -> None:
     """The settings line inside the figure (so a PNG/SVG export carries it), at the bottom left,
     in the bottom margin (shifted down by it, in pixels)."""
     bottom = fig.layout.margin.b or 40
-    fig.add_annotation(text=wrap_line(text, 64), xref="paper", yref="paper", x=0, y=0, yshift=-bottom + 1,
+    fig.add_annotation(text=note_text(text), xref="paper", yref="paper", x=0, y=0, yshift=-bottom + 1,
+                       xshift=-40,
                        xanchor="left", yanchor="bottom", showarrow=False, align="left",
                        font=dict(size=size, color="#777777"), name="settings")
 
@@ -343,17 +344,25 @@ def criterion_contour(result, column: str, *, show_others: Sequence[str] = (),
     return fig
 
 
-def _lines(text: str, width: int = 64) -> int:
-    return wrap_line(text, width).count("<br>") + 1
+def note_text(text: str, width: int = 50) -> str:
+    """The settings line wrapped for a narrow panel: at its " · " parts, and a part longer than
+    ``width`` characters again at its commas."""
+    lines = []
+    for line in wrap_line(text, width).split("<br>"):
+        lines.append(wrap_line(line, width, sep=", ") if len(line) > width else line)
+    return "<br>".join(lines)
+
+
+def _lines(text: str) -> int:
+    return note_text(text).count("<br>") + 1
 
 
 def _legend_px(fig: go.Figure, sz: dict, legend: bool, style: str) -> int:
-    """Room for the legend below a panel: its entries two a line on a screen, one on a projector."""
+    """Room for the legend below a panel: one entry a line (a panel is often too narrow for two)."""
     if not legend:
         return 0
     entries = sum(1 for t in fig.data if t.showlegend)
-    per_line = 1 if style == "projector" else 2
-    return max(2, -(-entries // per_line)) * (sz["legend"] + 10) + 10
+    return max(2, entries) * (sz["legend"] + 10) + 10
 
 
 def _enlarge_markers(fig: go.Figure, sz: dict) -> None:
@@ -548,7 +557,7 @@ def decision_figure(view: DecisionView, title: str | None = None, height: int = 
         _decision_1d(fig, view)
     else:
         _decision_2d(fig, view)
-    subtitle = wrap_line(subtitle, 110) if subtitle else subtitle
+    subtitle = wrap_line(subtitle, 72 if legend_below else 110) if subtitle else subtitle
     text = decision_title(view, subtitle) if title is None else (
         title + (f"<br><span style='font-size:11px'>{subtitle}</span>" if subtitle else ""))
     sz = STYLES[style]
