@@ -134,18 +134,27 @@ def test_the_lessons_page_shows_every_step_and_switches_page():
 
 
 # ------------------------------------------------------------------ the settings file
-def test_settings_file_round_trip_and_refusal():
-    from svmapp import tuning as T
+def test_settings_file_round_trip_and_refusal(monkeypatch):
+    """The settings JSON goes through the link codec: a good file applies its settings and view, a
+    bad one names each refused value and changes nothing."""
+    import json
 
-    at = AppTest.from_file(APP, default_timeout=120)
-    at.query_params.update({k: str(v) for k, v in TINY.items()})
-    at.run()
-    good = {"link_query": {**{k: str(v) for k, v in TINY.items()}, "cost_b": "2", "show": "gacv",
-                           "axes": "sklearn"}}
+    from svmapp import tuning as T
+    from svmapp import ui
+
+    applied = []
+    monkeypatch.setattr(ui, "apply_values", lambda values, what: applied.append(values) or True)
+    s = S.settings_from({**TINY, "cost_b": 2.0})
+    good = {"link_query": S.to_query(s, (-4.0, 0.0), None, {"tun_shown": ["gacv"], "tun_axes": "sklearn"})}
+    assert T.load_settings(json.dumps(good).encode()) == []
+    (vals,) = applied
+    assert vals["cost_b"] == 2.0 and vals["log2_nlambda"] == TINY["log2_nlambda"]
+    assert vals["tun_shown"] == ("gacv",) and vals["tun_axes"] == "sklearn" and vals["selected"] == "-4,0"
     bad = {"link_query": {**good["link_query"], "dataset": "../../etc/passwd", "ncols": "999"}}
-    assert "../../etc/passwd" in " ".join(T.load_settings(__import__("json").dumps(bad).encode()))
-    assert "ncols" in " ".join(T.load_settings(__import__("json").dumps(bad).encode()))
+    notes = " ".join(T.load_settings(json.dumps(bad).encode()))
+    assert "../../etc/passwd" in notes and "ncols" in notes and len(applied) == 1
     assert T.load_settings(b"not json")[0].startswith("not a settings JSON")
+    assert "no settings" in T.load_settings(b"[]")[0]
 
 
 def test_summary_table_puts_inefficiency_first_and_never_says_none():
