@@ -12,10 +12,13 @@ import streamlit as st
 
 from svmapp import ui
 
-st.set_page_config(page_title="SVM tuning explorer", page_icon=":material/insights:", layout="wide")
+_present = st.session_state.get("w_present", st.query_params.get("present") in ("1", "true", "yes"))
+st.set_page_config(page_title="SVM tuning explorer", page_icon=":material/insights:", layout="wide",
+                   initial_sidebar_state="collapsed" if _present else "auto")
 
 PAGES = [
     st.Page("app_pages/tuning.py", title="Tuning surfaces", icon=":material/grid_on:", default=True),
+    st.Page("app_pages/lessons.py", title="Guided lessons", icon=":material/school:", url_path="lessons"),
     st.Page("app_pages/summary.py", title="Summary table", icon=":material/table_chart:", url_path="summary"),
     st.Page("app_pages/path.py", title="Regularization path", icon=":material/show_chart:", url_path="path"),
     st.Page("app_pages/losses.py", title="Loss functions", icon=":material/functions:", url_path="losses"),
@@ -32,10 +35,6 @@ OTHER_PAGES = [
 PAGES += [st.Page(path, title=title, icon=icon, url_path=url)
           for path, title, icon, url in OTHER_PAGES
           if os.path.exists(os.path.join(os.path.dirname(os.path.abspath(__file__)), path))]
-#: the pages that keep their own settings in the link (``svmapp.links``): the sweep's link is not
-#: written over theirs
-OWN_LINK_PAGES = ("Soft classification", "Variable selection (COSSO)", "Unbiased SVC",
-                  "Simulation study", "Regularization path")
 #: the pages that read the shared sidebar (the SVM sweep's settings)
 SIDEBAR_PAGES = ("Tuning surfaces", "Summary table")
 
@@ -44,8 +43,9 @@ RESULT_PAGES = ("Tuning surfaces", "Summary table")
 
 ui.keep_widget_state()
 first_run = "requested" not in st.session_state
-ui.init_state()
-page = st.navigation(PAGES, position="hidden" if st.session_state.get("w_present") else "sidebar")
+page = st.navigation(PAGES)
+ui.init_state(read_link=page.title in SIDEBAR_PAGES + ("Guided lessons",))
+ui.follow_goto(page)         # a lesson step's button: its page
 ui.presentation_mode()
 # Run sweep / Load preset pressed, a cheap change (it runs by itself), or the first visit to a page
 # that shows results
@@ -55,11 +55,12 @@ if page.title in SIDEBAR_PAGES:
     ui.auto_run()
 ui.run_if_requested(force_default=page.title in RESULT_PAGES)
 _T1 = time.perf_counter()
-if page.title in SIDEBAR_PAGES:
-    ui.sidebar()
-_T2 = time.perf_counter()
-page.run()
-if page.title not in OWN_LINK_PAGES:
-    ui.sync_query()
+try:
+    page.run()           # the page's figures stream before the sidebar's widgets (time to first view)
+finally:                 # drawn even when the page stops early (st.stop)
+    _T2 = time.perf_counter()
+    if page.title in SIDEBAR_PAGES:
+        ui.sidebar()
+        ui.sync_query()  # the other pages' links are their own
 if os.environ.get("SVMAPP_TIMING"):
-    print(f"[svmapp] run {_T1 - _T0:.2f}s sidebar {_T2 - _T1:.2f}s page {time.perf_counter() - _T2:.2f}s", flush=True)
+    print(f"[svmapp] run {_T1 - _T0:.2f}s page {_T2 - _T1:.2f}s sidebar {time.perf_counter() - _T2:.2f}s", flush=True)

@@ -1,9 +1,11 @@
 """Loss functions (Wahba et al. 2001, Fig 1.1)."""
 import streamlit as st
 
+from svmapp import ui
 from svmcore.viz import plots
 
 st.title("Loss functions")
+ui.lesson_banner()
 st.plotly_chart(plots.loss_figure(), key="loss_fig")
 st.markdown(
     "The SVM replaces the misclassification count $[-\\tau]_*$ (τ = y f(x)) by the hinge "

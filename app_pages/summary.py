@@ -6,6 +6,7 @@ from svmcore.viz import plots
 from svmcore import views as explore
 
 st.title("Summary: what each criterion chooses")
+ui.lesson_banner()
 res = ui.require_result()
 if res is None:
     st.stop()
@@ -13,6 +14,14 @@ result, loaded = res
 ui.settings_badge()
 
 tbl = explore.summary_table(result).drop(columns=["column"])
+first = ["criterion", "inefficiency", "inefficiency range", "log2(nλ)", "log2 σ", "value"]
+tbl = tbl[[c for c in first if c in tbl] + [c for c in tbl if c not in first]]     # what matters first
+if "inefficiency" in tbl:     # text, so that the target's own row reads "target", not None
+    tbl["inefficiency"] = [f"{v:.4f}" if v == v else "— (target)" if c.endswith("MISCLASS") else "—"
+                           for v, c in zip(tbl["inefficiency"], tbl["criterion"])]
+for c in ("inefficiency range", "on an edge", "note"):
+    if c in tbl:
+        tbl[c] = tbl[c].where(tbl[c].notna() & (tbl[c].astype(str) != "None"), "—")
 fmt = {c: "{:.4f}" for c in tbl.columns if tbl[c].dtype.kind == "f" and c not in ("log2(nλ)", "log2 σ")}
 fmt.update({"log2(nλ)": "{:g}", "log2 σ": "{:g}"})
 st.dataframe(tbl.style.format(fmt, na_rep="—"), hide_index=True, width="stretch")

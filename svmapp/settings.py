@@ -71,24 +71,33 @@ SIM_N = {"wahba2d": 200, "lin1d": 257, "solo_xor": 200, "zhang_additive": 200,
 #: inside (they sit right of 0 on wahba2d)
 PAPER_GRID = {"log2_nlambda": "-25:8:1", "log2_sigma": "-3:3:0.5"}
 
-#: partial settings (Param names); each is checked by the spec when it is loaded
+#: the decision curves of Wahba et al. (2001) Fig 1.4: left (standard), right (nonstandard)
+FIG14_LEFT = {"tun_shown": ["gacv", "xa", "gckl", "misclass"], "tun_curves": ["gacv", "xa", "misclass"]}
+FIG14_RIGHT = {"tun_shown": ["gacv", "brxa", "gckl", "brmisclass"],
+               "tun_curves": ["gacv", "brxa", "brmisclass"]}
+NONSTANDARD = {"cost_a": 1.0, "cost_b": 2.0, "prior_a": 0.1}
+
+#: partial settings and views (Param names of the run and of ``VIEW_PARAMS``); each is checked by
+#: the spec when it is loaded, and owns the whole view: a view value it leaves out is the default
 PRESETS = {
     "Figure 1.4 (left): standard case, wahba2d": {
         "source": "simulation", "dataset": "wahba2d", "n": 200, "seed": 0,
         "cost_a": 1.0, "cost_b": 1.0, "prior_a": None, **PAPER_GRID,
-        "criteria": ["obs", "gacv", "xa", "brxa", "sure", "gckl", "misclass", "brmisclass"]},
+        "criteria": ["obs", "gacv", "xa", "brxa", "sure", "gckl", "misclass", "brmisclass"],
+        **FIG14_LEFT},
     "Figure 1.4 (right): nonstandard C_A=1, C_B=2, π_A=0.1": {
-        "source": "simulation", "dataset": "wahba2d", "n": 200, "seed": 0,
-        "cost_a": 1.0, "cost_b": 2.0, "prior_a": 0.1, **PAPER_GRID,
-        "criteria": ["gacv", "xa", "brxa", "gckl", "misclass", "brmisclass"]},
+        "source": "simulation", "dataset": "wahba2d", "n": 200, "seed": 0, **NONSTANDARD, **PAPER_GRID,
+        "criteria": ["gacv", "xa", "brxa", "gckl", "misclass", "brmisclass"], **FIG14_RIGHT},
     "Figure 1.5: GCKL, GACV, BRMISCLASS, BRXA surfaces (nonstandard)": {
-        "source": "simulation", "dataset": "wahba2d", "n": 200, "seed": 0,
-        "cost_a": 1.0, "cost_b": 2.0, "prior_a": 0.1, **PAPER_GRID,
-        "criteria": ["gckl", "gacv", "brmisclass", "brxa"]},
+        "source": "simulation", "dataset": "wahba2d", "n": 200, "seed": 0, **NONSTANDARD, **PAPER_GRID,
+        "criteria": ["gckl", "gacv", "brmisclass", "brxa"],
+        "tun_shown": ["gckl", "gacv", "brmisclass", "brxa"], "tun_curves": ["gacv", "brxa", "brmisclass"],
+        "tun_others": True},
     "Solo's SURE surface on solo_xor": {
         "source": "simulation", "dataset": "solo_xor", "n": 200, "seed": 0,
         "cost_a": 1.0, "cost_b": 1.0, "prior_a": None, "log2_nlambda": "-24:0:1",
-        "log2_sigma": "-3:3:0.5", "criteria": ["sure", "gacv", "xa", "gckl", "misclass"]},
+        "log2_sigma": "-3:3:0.5", "criteria": ["sure", "gacv", "xa", "gckl", "misclass"],
+        "tun_shown": ["sure", "gacv", "gckl", "misclass"], "tun_curves": ["sure", "gacv", "misclass"]},
     "Quick look (default)": {},
 }
 
@@ -134,11 +143,51 @@ def settings_from(values: dict | None = None) -> dict:
 
 
 def preset_settings(name: str) -> dict:
-    """The settings of a preset; SVMCoreError with one message when the spec refuses it."""
+    """The run settings of a preset; SVMCoreError with one message when the spec refuses it."""
+    return values_settings(PRESETS[name], f"preset {name!r}")[0]
+
+
+def preset_view(name: str) -> dict:
+    """The whole view of a preset (every ``VIEW_PARAMS`` value; those it leaves out at their default)."""
+    return values_settings(PRESETS[name], f"preset {name!r}")[1]
+
+
+def split_view(values: dict) -> tuple[dict, dict]:
+    """(run values, view values) of flat values keyed by Param name."""
+    names = {p.name for p in VIEW_PARAMS}
+    return ({k: v for k, v in values.items() if k not in names},
+            {k: v for k, v in values.items() if k in names})
+
+
+def full_view(view: dict | None = None) -> dict:
+    """Every view value: ``view``'s, the others at their Param's default (a preset or a lesson step
+    owns the whole view, so nothing carries over from the previous one)."""
+    out = {p.name: p.default for p in VIEW_PARAMS}
+    out.update(view or {})
+    for k in ("tun_shown", "tun_curves"):
+        if out.get(k) is not None:
+            out[k] = list(out[k])
+    return out
+
+
+def check_view(view: dict) -> None:
+    """Each view value checked by its Param (SVMCoreError naming it)."""
+    by_name = {p.name: p for p in VIEW_PARAMS}
+    for k, v in view.items():
+        if v is not None:
+            p = by_name[k]
+            p.parse(p.format(tuple(v) if isinstance(v, list) else v))
+
+
+def values_settings(values: dict, what: str = "settings") -> tuple[dict, dict]:
+    """(full run settings, full view) of flat values (run and view Param names), each checked by
+    its Param and the spec; SVMCoreError naming ``what`` and the value refused."""
+    run, view = split_view(values)
     try:
-        return settings_from(PRESETS[name])
+        check_view(view)
+        return settings_from(run), full_view(view)
     except SVMCoreError as exc:
-        raise SVMCoreError(f"preset {name!r}: {exc}") from None
+        raise SVMCoreError(f"{what}: {exc}") from None
 
 
 # ------------------------------------------------------------------ links
@@ -161,9 +210,21 @@ VIEW_PARAMS: tuple[Param, ...] = (
     Param("slice_features", Text(20, r"[0-9]{1,4},[0-9]{1,4}", "two feature numbers i,j"), None,
           "slice features", "the two features of the decision panel's slice", url_key="feat",
           cli_flag=None, widget="none"),
+    Param("w_present", Boolean(), False, "presentation mode",
+          "a projector layout: surfaces and the decision curve on one screen, large fonts",
+          url_key="present", cli_flag=None),
+    Param("tun_axes", Options(("log2", "sklearn")), "log2", "axes",
+          "log2: log2(nλ) and log2 σ; sklearn: scikit-learn's C = 1/(2nλ) and γ = 1/(2σ²) (log scale)",
+          url_key="axes", cli_flag=None, widget="radio"),
+    Param("lesson", Text(40, r"[a-z0-9_-]+", "a lesson's id"), None, "lesson",
+          "the guided lesson this view is a step of", url_key="lesson", cli_flag=None, widget="none"),
+    Param("lesson_step", Interval(Integral, 1, 50), None, "lesson step",
+          "the step of the lesson (1 is the first)", url_key="step", cli_flag=None, widget="none"),
 )
 #: session-state keys of the view that links carry
 VIEW_KEYS = tuple(p.name for p in VIEW_PARAMS if p.name not in ("selected", "slice_features"))
+#: view values a link leaves out when they are at their default (off switches, no lesson)
+QUIET_DEFAULTS = ("w_present", "tun_axes", "tun_others", "lesson", "lesson_step")
 
 
 def link_values(s: dict) -> dict:
@@ -180,7 +241,9 @@ def to_query(s: dict, selected: tuple | None = None, features: tuple | None = No
              view: dict | None = None) -> dict:
     """Settings, the clicked point, the slice features and the view as a link's parameters
     (``svmcore.codec.to_query`` over the model's and ``VIEW_PARAMS``' tables)."""
-    vals = {**link_values(s), **dict(view or {})}
+    quiet = {p.name: p.default for p in VIEW_PARAMS if p.name in QUIET_DEFAULTS}
+    vals = {**link_values(s), **{k: v for k, v in dict(view or {}).items()
+                                 if k not in quiet or v != quiet[k]}}
     if selected is not None:
         vals["selected"] = f"{selected[0]:g},{selected[1]:g}"
     if features is not None:
@@ -210,6 +273,26 @@ def _point(text):
     return (a, b) if np.all(np.isfinite((a, b))) else None
 
 
+def view_state(view: dict) -> dict:
+    """View values as the session holds them: the clicked point and the slice features as tuples."""
+    view = dict(view)
+    if isinstance(view.get("selected"), str):
+        view["selected"] = _point(view["selected"])
+    if isinstance(view.get("slice_features"), str):
+        view["slice_features"] = tuple(int(t) for t in view["slice_features"].split(","))
+    return view
+
+
+def view_text(view: dict) -> dict:
+    """View values as their Params hold them: the clicked point and the slice features as text."""
+    view = dict(view)
+    if isinstance(view.get("selected"), tuple):
+        view["selected"] = "{:g},{:g}".format(*view["selected"])
+    if isinstance(view.get("slice_features"), tuple):
+        view["slice_features"] = ",".join(str(int(f)) for f in view["slice_features"])
+    return view
+
+
 def read_link(query: dict) -> tuple[dict | None, dict, list[str]]:
     """(settings or None when the link has none, view values, notes) of a link.
 
@@ -220,11 +303,7 @@ def read_link(query: dict) -> tuple[dict | None, dict, list[str]]:
     notes: list[str] = []
     values, problems = codec.decode_query(_dedup_lists(query, notes), extra=VIEW_PARAMS)
     notes += problems
-    view = {p.name: values.pop(p.name) for p in VIEW_PARAMS if p.name in values}
-    if "selected" in view:
-        view["selected"] = _point(view["selected"])
-    if "slice_features" in view:
-        view["slice_features"] = tuple(int(t) for t in view["slice_features"].split(","))
+    view = view_state({p.name: values.pop(p.name) for p in VIEW_PARAMS if p.name in values})
     if values.pop("model", MODEL) != MODEL:
         notes.append(f"this page shows the {MODEL} model; the link's model was ignored")
     if not values and not problems:

@@ -128,12 +128,13 @@ def _widget_settings() -> dict:
     return s
 
 
-def init_state() -> None:
+def init_state(read_link: bool = True) -> None:
     """First run of a session: settings from the query string (a pasted link) or the defaults.
-    Each problem of the link is one note naming its key; the rest of the link is used."""
+    Each problem of the link is one note naming its key; the rest of the link is used. A session
+    that opens on a page with a link of its own (``read_link`` False) starts from the defaults."""
     if "requested" in SS:
         return
-    qs, view, notes = S.read_link(st.query_params.to_dict())
+    qs, view, notes = S.read_link(st.query_params.to_dict() if read_link else {})
     s = qs or S.settings_from()
     SS.link_note = " ".join(notes) or None
     for k in S.VIEW_KEYS:               # the rest of the view: panels, curves
@@ -163,22 +164,38 @@ def preset_of(s: dict) -> str:
     return CUSTOM
 
 
-def load_preset(name: str | None = None) -> None:
-    """Callback of the preset button: widgets, requested settings, and a run; a preset the spec
-    refuses gives one message and changes nothing."""
-    name = name or SS.get("w_preset")
-    if name not in S.PRESETS:
-        return
+def apply_values(values: dict, what: str) -> bool:
+    """Flat run and view values (a preset, a lesson step, a settings file) become the whole view:
+    widgets, requested settings (run next), panels, curves, markers, columns, the clicked point,
+    presentation mode and axes; a value its Param or the spec refuses gives one note naming it
+    and changes nothing. Call from a callback (before the widgets are drawn)."""
     try:
-        s = S.preset_settings(name)
+        s, view = S.values_settings(values, what)
     except S.SVMCoreError as exc:
         SS.link_note = str(exc)
-        return
+        return False
+    view = S.view_state(view)
     _set_widgets(s)
     SS.requested = s
     SS.run_now = True
-    SS.selected = None
-    SS.preset_loaded = name
+    for k in S.VIEW_KEYS:
+        if k in values or k not in PERSISTENT_VIEW:
+            SS[k] = view[k]
+    SS.selected = view["selected"]
+    SS.keep_selected = True             # the new result keeps the point the view names
+    SS.features = view["slice_features"] or (0, 1)
+    return True
+
+
+#: display preferences a preset or a lesson step keeps unless it names them
+PERSISTENT_VIEW = ("w_present", "tun_axes")
+
+
+def load_preset(name: str | None = None) -> None:
+    """Callback of the preset button: the preset owns the whole view (``apply_values``)."""
+    name = name or SS.get("w_preset")
+    if name in S.PRESETS and apply_values(S.PRESETS[name], f"preset {name!r}"):
+        SS.preset_loaded = name
 
 
 def _on_submit() -> None:
@@ -234,7 +251,8 @@ def sidebar() -> None:
         W.render_table([S.run_param(n) for n in GRID_NAMES], st)
         _criteria_widgets()
         st.toggle("presentation mode", key="w_present",
-                  help="Larger fonts and no sidebar; switch off with the button at the top of the page")
+                  help="A projector layout: surfaces and the decision curve on one screen, large fonts; "
+                       "the sidebar collapses but stays available (in the link as present=1)")
 
 
 CUSTOM = "(custom)"
@@ -623,8 +641,9 @@ def run_if_requested(force_default: bool = False) -> None:
         _store_put(key, (result, loaded))
         if s["source"] != "upload":
             S.disk_put(key, result)
-    if SS.get("result_key") != key:
-        SS.selected = SS.selected if SS.get("applied") is None else None
+    keep = SS.pop("keep_selected", False) or SS.get("applied") is None
+    if SS.get("result_key") != key and not keep:
+        SS.selected = None
     SS.applied = s
     SS.result_key = key
     SS.selected = snap_to_grid(SS.get("selected"))      # a linked point lands on the grid
@@ -651,9 +670,9 @@ def require_result():
 
 
 PRESENTATION_CSS = """<style>
-html, body, [data-testid="stAppViewContainer"] { font-size: 20px; }
-[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"] { display: none; }
-.block-container { max-width: 100%; padding-left: 2rem; padding-right: 2rem; }
+html, body, [data-testid="stAppViewContainer"] { font-size: 18px; }
+.block-container, [data-testid="stMainBlockContainer"] { max-width: 100%; padding: 2.6rem 1.5rem 1rem; }
+[data-testid="stMainBlockContainer"] [data-testid="stVerticalBlock"] { gap: 0.45rem; }
 </style>"""
 
 
@@ -671,12 +690,10 @@ def plotly_preload() -> None:
 
 
 def presentation_mode() -> None:
-    """Larger fonts and no sidebar; a button at the top switches back."""
-    if not SS.get("w_present"):
-        return
-    st.html(PRESENTATION_CSS)
-    st.button("Leave presentation mode", key="w_present_off", on_click=lambda: SS.update(w_present=False),
-              icon=":material/close_fullscreen:")
+    """A projector layout: larger fonts, less padding, the sidebar collapsed but still there (its
+    controls stay usable); the page's title gives way to its figures. In the link (``present=1``)."""
+    if SS.get("w_present"):
+        st.html(PRESENTATION_CSS)
 
 
 def sync_query() -> None:
@@ -731,6 +748,62 @@ def fits_cache(result_key: str) -> dict:
     return {}
 
 
+# ------------------------------------------------------------------ lessons
+def go_step(lesson_id: str, k: int) -> None:
+    """Callback of a lesson's step button: the step's view (run settings and view on the sweep's
+    pages; the lesson and step otherwise), then its page (``follow_goto``)."""
+    from svmapp import lessons as L
+
+    les = L.lesson(lesson_id)
+    if les is None or not 1 <= k <= len(les.steps):
+        return
+    step = les.steps[k - 1]
+    vals = L.step_values(les, k)
+    if step.page in L.SWEEP_PAGES:
+        if not apply_values(vals, f"lesson {lesson_id!r} step {k}"):
+            return
+    else:
+        SS.lesson, SS.lesson_step = (les.id, k) if step.page in L.BANNER_PAGES else (None, None)
+    query = None if step.page in L.SWEEP_PAGES else L.step_query(les, k)
+    SS.goto = (L.PAGES[step.page][0], L.PAGES[step.page][1], query)
+
+
+def follow_goto(page) -> None:
+    """After the navigation: switch to the page a step button asked for (with its link's query on
+    the pages that read their own link)."""
+    goto = SS.pop("goto", None)
+    if goto is None:
+        return
+    script, url_path, query = goto
+    if page.url_path == url_path and query is None:
+        return
+    st.switch_page(script, query_params=query)
+
+
+def lesson_banner() -> None:
+    """The current lesson step's title, what to notice and previous/next buttons (the page's
+    controls stay usable below)."""
+    from svmapp import lessons as L
+
+    les, k = L.lesson(SS.get("lesson")), SS.get("lesson_step")
+    if les is None or not k or not 1 <= k <= len(les.steps):
+        return
+    step = les.steps[k - 1]
+    with st.container(border=True, key="lesson_banner"):
+        present = bool(SS.get("w_present"))      # the projector: the text gets the room, no End
+        widths = [12, 1.6, 1.6] if present else [7, 1.5, 1.5, 1.2]
+        c0, c1, c2, *c3 = st.columns(widths, vertical_alignment="center")
+        c0.markdown(f"**{plain(les.title)} · step {k} of {len(les.steps)}: {plain(step.title)}.** "
+                    f"{plain(step.text)}")
+        c1.button("Back", key="lesson_prev", icon=":material/arrow_back:", disabled=k == 1,
+                  on_click=go_step, args=(les.id, k - 1), width="stretch")
+        c2.button("Next", key="lesson_next", icon=":material/arrow_forward:", type="primary",
+                  disabled=k == len(les.steps), on_click=go_step, args=(les.id, k + 1), width="stretch")
+        if c3:
+            c3[0].button("End", key="lesson_end", help="Leave the lesson (the view stays)",
+                         on_click=lambda: SS.update(lesson=None, lesson_step=None), width="stretch")
+
+
 # ------------------------------------------------------------------ downloads
 def downloads(result, figures: dict, prefix: str = "svm", table=None, table_label: str = "Results CSV") -> None:
     """A CSV (the whole result table, or ``table``), figures as standalone HTML and the settings
@@ -742,8 +815,9 @@ def downloads(result, figures: dict, prefix: str = "svm", table=None, table_labe
     cols[0].download_button(table_label, data=lambda: data.to_csv(index=False),
                             file_name=f"{prefix}.csv", mime="text/csv", on_click="ignore",
                             key=f"dl_csv_{prefix}")
+    link = S.to_query(SS.applied, SS.get("selected"), SS.get("features"), {k: SS.get(k) for k in S.VIEW_KEYS})
     settings = {"app_settings": SS.get("applied"), "run_spec": result.spec.to_dict(),
-                "selected": SS.get("selected"), "link_query": S.to_query(SS.applied, SS.get("selected"))}
+                "selected": SS.get("selected"), "link_query": link}
     cols[1].download_button("Settings JSON", data=lambda: json.dumps(S.jsonable(settings), indent=2),
                             file_name=f"{prefix}_settings.json", mime="application/json",
                             on_click="ignore", key=f"dl_json_{prefix}")
@@ -754,8 +828,9 @@ def downloads(result, figures: dict, prefix: str = "svm", table=None, table_labe
                           mime="text/html", on_click="ignore", key=f"dl_{prefix}_{name}")
 
 
-def settings_badge() -> None:
-    """One line saying what the shown result is."""
+def settings_badge(compact: bool = False) -> None:
+    """One line saying what the shown result is; its notes as warnings (``compact``: as one
+    caption line, for the projector layout)."""
     res = current()
     if res is None:
         return
@@ -766,6 +841,9 @@ def settings_badge() -> None:
     st.caption(f"**{plain(loaded.note)}** · {kind} case, L(+1) = {w.L_pos:.3g}, L(−1) = {w.L_neg:.3g} · "
                f"grid log2(nλ) {g.log2_nlambda.text} × log2 σ {g.log2_sigma.text} · "
                f"{result.spec.kernel} kernel · solver {result.spec.solver} · {result.seconds:.1f} s")
+    if compact and result.notes:
+        st.caption(":material/warning: " + plain(" · ".join(result.notes)))
+        return
     for note in result.notes:
         st.warning(plain(note), icon=":material/warning:")
 

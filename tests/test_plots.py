@@ -103,7 +103,13 @@ def test_decision_figure_has_bayes_boundary_when_p_known(wahba):
     fig = plots.decision_figure(view)
     bayes = [tr for tr in fig.data if isinstance(tr, go.Contour) and "Bayes" in (tr.name or "")]
     assert len(bayes) == 1
-    assert bayes[0].contours.start == pytest.approx(w.L_neg / (w.L_neg + w.L_pos))
+    # the level travels as int8 around the threshold: the curve at 0 is p = L(−1)/(L(−1)+L(+1))
+    t = w.L_neg / (w.L_neg + w.L_pos)
+    assert bayes[0].contours.start == 0 and "p<sub>s</sub> = " + f"{t:.3g}" in bayes[0].name
+    z = np.asarray(bayes[0].z)
+    assert z.dtype == np.int8
+    np.testing.assert_array_equal(np.sign(z), np.sign(plots.level_bytes(view.p_mesh, t, 0.5)))
+    assert np.array_equal(np.sign(z) > 0, np.round(np.clip((view.p_mesh - t) / 0.5, -1, 1) * 126) > 0)
     assert any("clicked point" in (tr.name or "") for tr in fig.data)
     assert view.points["selected"] == (-4.0, 0.0)
     for name in ("GACV", "MISCLASS"):

@@ -224,8 +224,8 @@ def add_criterion_contour(fig: go.Figure, result, column: str, *, row=None, col=
         x=xs, y=ys, z=V, name=name, colorscale="Viridis", zmin=lo, zmax=hi, ncontours=18,
         contours=dict(coloring="heatmap", showlines=True), line=dict(width=0.5, color="rgba(255,255,255,0.35)"),
         connectgaps=False, hoverinfo="skip", showscale=True, showlegend=False,
-        colorbar={**dict(title=dict(text=cbt, side="top"), thickness=8, len=0.95, xpad=2,
-                         tickfont=dict(size=9)), **(colorbar or {})}), **kw)
+        colorbar={**dict(title=dict(text=f"{name} {cbt}".strip(), side="right"), thickness=8, len=0.95,
+                         xpad=2, tickfont=dict(size=9)), **(colorbar or {})}), **kw)
     # transparent grid-point overlay: hover shows every criterion, a click selects (λ, σ)
     t = result.table
     data, labels, notes = hover if hover is not None else hover_data(result)
@@ -245,6 +245,8 @@ def add_criterion_contour(fig: go.Figure, result, column: str, *, row=None, col=
     fig.add_trace(go.Scatter(
         x=t["log2_nlambda"], y=t["log2_sigma"], mode="markers", name=f"{name} grid",
         marker=dict(size=14, color="rgba(0,0,0,0)", line=dict(width=0)),
+        # a click shows at once in the browser (Plotly's selection style), before the server answers
+        selected=dict(marker=dict(color="#ff2b2b", size=14, opacity=0.9)), unselected=dict(marker=dict(opacity=0)),
         customdata=data, text=notes, hovertemplate=hover_template(labels, bold=name), showlegend=False,
         cliponaxis=False, meta="grid"), **kw)
     for other in (c for c in show_others if c != column and c in t.columns):
@@ -273,12 +275,48 @@ def _bottom_legend(fig: go.Figure, font_size: int = 10) -> None:
         font=dict(size=font_size), itemsizing="constant", tracegroupgap=2, bgcolor="rgba(0,0,0,0)"))
 
 
+#: sizes of the two styles: a screen, and a projector read from the back of a room
+STYLES = {"screen": dict(legend=11, title=14, tick=11, other=11, star=17, cbar=10, note=9),
+          "projector": dict(legend=15, title=19, tick=14, other=17, star=24, cbar=14, note=11)}
+
+
+def sklearn_axes(fig: go.Figure, xs: np.ndarray, ys: np.ndarray, font: int = 11) -> None:
+    """Relabel the (log2 nλ, log2 σ) axes with scikit-learn's C = 1/(2nλ) = 2^(−log2 nλ − 1) and
+    γ = 1/(2σ²) = 2^(−2 log2 σ − 1) on log scales, both increasing away from the origin (the data
+    stay in log2 units, so a click still reports the grid point)."""
+    def ticks(v, every):
+        lo, hi = float(np.min(v)), float(np.max(v))
+        return [t for t in np.arange(np.floor(lo), np.ceil(hi) + 1e-9, every) if lo - 1e-9 <= t <= hi + 1e-9]
+    xt = ticks(xs, max(1, round((xs.max() - xs.min()) / 6)))
+    yt = ticks(ys, max(0.5, round((ys.max() - ys.min()) / 5 * 2) / 2))
+    fig.update_xaxes(title_text="C = 1/(2nλ) (log scale)", tickvals=xt,
+                     ticktext=[f"2<sup>{-t - 1:g}</sup>" for t in xt], autorange="reversed",
+                     range=None, tickfont=dict(size=font))
+    fig.update_yaxes(title_text="γ = 1/(2σ²) (log scale)", tickvals=yt,
+                     ticktext=[f"2<sup>{-2 * t - 1:g}</sup>" for t in yt], autorange="reversed",
+                     range=None, tickfont=dict(size=font))
+
+
+def settings_note(fig: go.Figure, text: str, size: int = 9) -> None:
+    """The settings line inside the figure (so a PNG/SVG export carries it), at the bottom left,
+    in the bottom margin (shifted down by it, in pixels)."""
+    bottom = fig.layout.margin.b or 40
+    fig.add_annotation(text=note_text(text), xref="paper", yref="paper", x=0, y=0, yshift=-bottom + 1,
+                       xshift=-40,
+                       xanchor="left", yanchor="bottom", showarrow=False, align="left",
+                       font=dict(size=size, color="#777777"), name="settings")
+
+
 def criterion_contour(result, column: str, *, show_others: Sequence[str] = (),
                       selected: tuple | None = None, hover: tuple | None = None,
                       log_scale: bool | None = None, height: int = 340,
-                      legend: bool = True) -> go.Figure:
+                      legend: bool = True, style: str = "screen", axes: str = "log2",
+                      settings: str | None = None) -> go.Figure:
     """One criterion over the (log2 nλ, log2 σ) grid as a standalone figure (one contour trace),
-    with a legend of its markers below the plot (``legend=False`` leaves it out)."""
+    with a legend of its markers below the plot (``legend=False`` leaves it out). ``style``
+    "projector" enlarges fonts and markers (``STYLES``); ``axes`` "sklearn" labels the axes with C
+    and γ (``sklearn_axes``); ``settings`` (``settings_line``) is written inside the figure."""
+    sz = STYLES[style]
     fig = go.Figure()
     add_criterion_contour(fig, result, column, hover=hover, show_others=show_others,
                           selected=selected, log_scale=log_scale)
@@ -289,19 +327,62 @@ def criterion_contour(result, column: str, *, show_others: Sequence[str] = (),
     if p is not None and p.edge:      # short here; the hover and legend name the edge
         sub += " — at the hard limit" if p.at_limit else " — on the grid edge"
     fig.update_layout(
-        title=dict(text=f"<b>{label(column)}</b>  <span style='font-size:11px'>{sub}</span>",
-                   x=0.02, y=0.97),
-        height=height, margin=dict(l=48, r=4, t=36, b=42 + (70 if legend else 0)),
-        clickmode="event+select", dragmode=False, hovermode="closest", plot_bgcolor="white")
+        title=dict(text=f"<b>{label(column)}</b>  <span style='font-size:{sz['tick']}px'>{sub}</span>",
+                   x=0.02, y=0.97, font=dict(size=sz["title"])),
+        height=height, margin=dict(l=48, r=4, t=36 + (sz["title"] - 14), b=42 + _legend_px(fig, sz, legend, style)
+                                   + ((sz["note"] + 4) * _lines(settings) + 4 if settings else 0)),
+        clickmode="event+select", dragmode=False, hovermode="closest", plot_bgcolor="white",
+        font=dict(size=sz["tick"]))
     if legend:
-        _bottom_legend(fig)
+        _bottom_legend(fig, sz["legend"])
     else:
         fig.update_layout(showlegend=False)
+    if style != "screen":
+        _enlarge_markers(fig, sz)
     fig.update_xaxes(title_text=AXIS_X, showgrid=False, zeroline=False, range=_edges(xs_of(result)),
                      title_standoff=4, automargin=True, **FRAME)
     fig.update_yaxes(title_text=AXIS_Y, showgrid=False, zeroline=False, range=_edges(ys_of(result)),
                      title_standoff=2, automargin=True, **FRAME)
+    if axes == "sklearn":
+        sklearn_axes(fig, xs_of(result), ys_of(result), sz["tick"])
+    if settings:
+        settings_note(fig, settings, sz["note"])
+        if legend:      # the legend above the settings line
+            fig.update_layout(legend_y=((sz["note"] + 4) * _lines(settings) + 6) / height)
     return fig
+
+
+def note_text(text: str, width: int = 50) -> str:
+    """The settings line wrapped for a narrow panel: at its " · " parts, and a part longer than
+    ``width`` characters again at its commas."""
+    lines = []
+    for line in wrap_line(text, width).split("<br>"):
+        lines.append(wrap_line(line, width, sep=", ") if len(line) > width else line)
+    return "<br>".join(lines)
+
+
+def _lines(text: str) -> int:
+    return note_text(text).count("<br>") + 1
+
+
+def _legend_px(fig: go.Figure, sz: dict, legend: bool, style: str) -> int:
+    """Room for the legend below a panel: one entry a line (a panel is often too narrow for two)."""
+    if not legend:
+        return 0
+    entries = sum(1 for t in fig.data if t.showlegend)
+    return max(2, entries) * (sz["legend"] + 10) + 10
+
+
+def _enlarge_markers(fig: go.Figure, sz: dict) -> None:
+    """Projector sizes: other minimizers' markers, the stars and the colour bar's ticks."""
+    for tr in fig.data:
+        if tr.type == "contour":
+            tr.colorbar.tickfont.size = sz["cbar"]
+            tr.colorbar.thickness = 14
+        elif tr.meta == "other-min" or (tr.meta == "key" and tr.legendgroup.startswith("min-")):
+            tr.marker.size = sz["other"]
+        elif tr.meta in ("own-min", "selected"):
+            tr.marker.size = sz["star"]
 
 
 def xs_of(result) -> np.ndarray:
@@ -404,10 +485,18 @@ def _class_scatter(fig, view: DecisionView, xj, yj, **kw):
                   **kw)
 
 
-def _zero_contour(xs, ys, Z, value, name, color, dash="solid", width=2.2):
-    """One level curve of Z; Z travels as float32 (half the bytes, ample for drawing a curve)."""
-    return go.Contour(x=xs, y=ys, z=np.asarray(Z, dtype=np.float32), name=name, showscale=False, showlegend=True,
-                      contours=dict(start=value, end=value, size=1, coloring="none"),
+def level_bytes(Z, value: float, window: float = 1.0) -> np.ndarray:
+    """Z − value clipped to ±window and scaled to int8 (−126…126): the level curve at 0 is where
+    Z = value, to 1/126 of the window; a quarter of float32's bytes in the figure's JSON (faster
+    to send on each click and to parse in the browser)."""
+    D = np.nan_to_num(np.asarray(Z, float) - value, nan=0.0)
+    return np.round(np.clip(D / window, -1.0, 1.0) * 126).astype(np.int8)
+
+
+def _zero_contour(xs, ys, Z, value, name, color, dash="solid", width=2.2, window=1.0):
+    """One level curve of Z at ``value``; Z travels as int8 around the level (``level_bytes``)."""
+    return go.Contour(x=xs, y=ys, z=level_bytes(Z, value, window), name=name, showscale=False, showlegend=True,
+                      contours=dict(start=0, end=0, size=1, coloring="none"),
                       line=dict(color=color, width=width, dash=dash), hoverinfo="skip")
 
 
@@ -449,7 +538,7 @@ def _decision_2d(fig: go.Figure, view: DecisionView) -> None:
     if view.p_mesh is not None:
         fig.add_trace(_zero_contour(xs, ys, view.p_mesh, view.threshold,
                                     f"true (Bayes): p<sub>s</sub> = {view.threshold:.3g}",
-                                    "black", dash="dot", width=2.6))
+                                    "black", dash="dot", width=2.6, window=0.5))
     for name, Z in view.surfaces.items():
         if not (np.nanmin(Z) < 0 < np.nanmax(Z)):
             # no boundary in view: keep the legend entry honest
@@ -466,7 +555,8 @@ def _decision_2d(fig: go.Figure, view: DecisionView) -> None:
 
 
 def decision_figure(view: DecisionView, title: str | None = None, height: int = 520,
-                    subtitle: str | None = None) -> go.Figure:
+                    subtitle: str | None = None, style: str = "screen",
+                    legend_below: bool = False) -> go.Figure:
     """Data, each chosen fit's decision curve (f(x) itself in 1-D, f = 0 in 2-D) in its
     criterion's colour and dash, the selected point's, and the Bayes boundary; ``subtitle``
     (e.g. ``settings_line(result)``) is a second title line."""
@@ -475,13 +565,20 @@ def decision_figure(view: DecisionView, title: str | None = None, height: int = 
         _decision_1d(fig, view)
     else:
         _decision_2d(fig, view)
-    subtitle = wrap_line(subtitle, 110) if subtitle else subtitle
+    subtitle = wrap_line(subtitle, 72 if legend_below else 110) if subtitle else subtitle
     text = decision_title(view, subtitle) if title is None else (
         title + (f"<br><span style='font-size:11px'>{subtitle}</span>" if subtitle else ""))
-    top = 50 + (20 + 14 * subtitle.count("<br>") if subtitle else 0)
-    fig.update_layout(height=height, margin=dict(l=50, r=10, t=top, b=45),
-                      plot_bgcolor="white", legend=dict(orientation="v", x=1.01, y=1, font=dict(size=12)),
-                      title=dict(text=text, x=0.02))
+    sz = STYLES[style]
+    top = 50 + (20 + 14 * subtitle.count("<br>") if subtitle else 0) + (sz["title"] - 14)
+    legend = dict(orientation="v", x=1.01, y=1, font=dict(size=max(12, sz["legend"])))
+    if legend_below:
+        legend = dict(orientation="h", x=0, xanchor="left", y=0, yanchor="bottom", yref="container",
+                      font=dict(size=max(12, sz["legend"])))
+    entries = sum(1 for t in fig.data if t.showlegend is not False)
+    below = 8 + (sz["legend"] + 9) * -(-entries // 2) if legend_below else 0     # two entries a line
+    fig.update_layout(height=height, margin=dict(l=50, r=10, t=top, b=45 + below),
+                      plot_bgcolor="white", legend=legend, title=dict(text=text, x=0.02),
+                      font=dict(size=sz["tick"]))
     return fig
 
 

@@ -194,15 +194,18 @@ def test_progress_fraction_moves_between_reports_but_never_past_the_next_column(
     assert f(1, 3, 5.0, None) == 1 / 3                  # no estimate: reports only
 
 
-def test_presentation_mode_hides_the_sidebar_and_can_be_left():
+def test_presentation_mode_keeps_the_controls_is_in_the_link_and_can_be_left():
     at = new_app()
     at.run()
     at.toggle(key="w_present").set_value(True).run()
     ok(at)
     css = [h.proto.body for h in at.get("html")]
-    assert len(css) == 1 and '[data-testid="stSidebar"]' in css[0] and "display: none" in css[0]
-    at.button(key="w_present_off").click().run()
+    assert len(css) == 1 and "font-size" in css[0] and "display: none" not in css[0]
+    assert at.sidebar.button(key="w_run")                  # the sidebar's controls are still there
+    assert at.query_params["present"] in ("true", ["true"])
+    assert not at.title                                    # the figures come first
+    at.toggle(key="w_present").set_value(False).run()
     ok(at)
-    assert at.session_state["w_present"] is False
-    assert not at.get("html")
+    assert "present" not in at.query_params
+    assert not any("font-size" in h.proto.body for h in at.get("html"))
     assert len(at.get("plotly_chart")) >= 2

@@ -1,0 +1,133 @@
+"""Issue 22 in a real browser: every lesson step from its link, the Fig 1.5 preset's panels, the
+projector layout at 1280×720, bad links give a note, and the criteria and summary pages at 1440, 1000
+and 390 px. Screenshots go to artifacts/ (and two lesson steps to docs/lesson_*.png)."""
+from pathlib import Path
+
+import pytest
+
+from svmapp import lessons as L
+from svmcore.views import label
+
+ROOT = Path(__file__).resolve().parents[2]
+ART = ROOT / "artifacts"
+TITLES_JS = """() => Array.from(document.querySelectorAll('.js-plotly-plot'))
+  .filter(g => !g.closest('.st-key-plotly_preload') && g._fullLayout)
+  .map(g => (g._fullLayout.title && g._fullLayout.title.text || '').replace(/<[^>]+>/g, ''))"""
+BOXES_JS = """() => Array.from(document.querySelectorAll('.js-plotly-plot'))
+  .filter(g => !g.closest('.st-key-plotly_preload') && g._fullLayout)
+  .map(g => { const r = g.getBoundingClientRect();
+              return [(g._fullLayout.title.text || '').replace(/<[^>]+>/g, ''), r.top, r.bottom]; })"""
+
+
+def open_page(browser, url, width=1440, height=900):
+    page = browser.new_page(viewport={"width": width, "height": height})
+    page.set_default_timeout(120_000)
+    page.goto(url)
+    return page
+
+
+def no_errors(page):
+    assert page.locator('[data-testid="stException"]').count() == 0
+
+
+def wait_titles(page, names):
+    js = ("(names) => { const t = (" + TITLES_JS + ")(); return names.every(n => t.some(x => x.startsWith(n))); }")
+    page.wait_for_function(js, arg=list(names))
+
+
+STEPS = [(les, k) for les in L.LESSONS for k in range(1, len(les.steps) + 1)]
+
+
+@pytest.mark.parametrize("les,k", STEPS, ids=[f"{les.id}-{k}" for les, k in STEPS])
+def test_each_lesson_step_loads_from_its_link(server, browser, les, k):
+    step = les.steps[k - 1]
+    page = open_page(browser, server + L.step_url(les, k))
+    if step.page == "tuning":
+        names = [label(c) for c in step.values["tun_shown"]]
+        wait_titles(page, names + ["Decision curves"])
+        page.get_by_text(f"step {k} of {len(les.steps)}").first.wait_for()
+    else:
+        page.wait_for_selector('[data-testid="stMain"] h1')
+        page.wait_for_timeout(1500)
+    no_errors(page)
+    if (les.id, k) in (("wahba", 5), ("wahba", 6)):
+        page.wait_for_timeout(800)
+        page.screenshot(path=str(ROOT / "docs" / f"lesson_{les.id}_{k}.png"))
+    page.close()
+
+
+def test_fig15_preset_shows_brxa_and_brmisclass(server, browser):
+    page = open_page(browser, server + "/?dataset=wahba2d&n=80&lam=-12:0:4&sig=-1:1:1&show=gacv,xa")
+    wait_titles(page, ["GACV", "XA"])
+    page.locator('[data-testid="stSidebar"] [data-testid="stSelectbox"]').first.click()
+    page.get_by_role("option", name="Figure 1.5").click()
+    page.get_by_role("button", name="Load preset and run").click()
+    wait_titles(page, ["GCKL", "GACV", "BRMISCLASS", "BRXA"])
+    no_errors(page)
+    page.screenshot(path=str(ART / "lessons_fig15.png"))
+    page.close()
+
+
+def test_projector_layout_at_1280x720(server, browser):
+    les, k = L.WAHBA, 5
+    page = open_page(browser, server + L.step_url(les, k) + "&present=1", 1280, 720)
+    wait_titles(page, ["GACV", "Decision curves"])
+    page.wait_for_timeout(800)
+    boxes = page.evaluate(BOXES_JS)
+    surface = next(b for b in boxes if b[0].startswith("GACV"))
+    decision = next(b for b in boxes if b[0].startswith("Decision curves"))
+    page.screenshot(path=str(ART / "lessons_projector_1280x720.png"))
+    for name, top, bottom in (surface, decision):
+        assert 0 <= top and bottom <= 720 + 1, (name, top, bottom)
+    fonts = page.evaluate("() => Array.from(document.querySelectorAll('.js-plotly-plot .legendtext'))"
+                          ".map(e => parseFloat(e.style.fontSize))")
+    assert fonts and min(fonts) >= 14
+    no_errors(page)
+    page.close()
+
+
+@pytest.mark.parametrize("query,needle", [("show=gacv,gacv", "twice"),
+                                          ("dataset=../../etc/passwd", "../../etc/passwd"),
+                                          ("ncols=999", "ncols"), ("bogus=1", "bogus")])
+def test_bad_links_give_a_note(server, browser, query, needle):
+    page = open_page(browser, server + "/?n=60&lam=-12:0:4&sig=-1:1:1&" + query)
+    page.locator('[data-testid="stSidebar"] [data-testid="stAlert"]').first.wait_for()
+    assert needle in page.locator('[data-testid="stSidebar"]').inner_text()
+    no_errors(page)
+    page.close()
+
+
+@pytest.mark.parametrize("width", [1440, 1000, 390])
+def test_criteria_and_summary_layout(server, browser, width):
+    page = open_page(browser, server + "/criteria", width, 900)
+    page.locator(".katex-display").nth(8).wait_for()
+    cut = page.evaluate("""() => Array.from(document.querySelectorAll('.katex-display')).filter(d => {
+        const k = d.querySelector('.katex'); const fits = k.scrollWidth <= d.clientWidth + 3;
+        return !fits && getComputedStyle(d).overflowX !== 'auto'; }).length""")
+    assert cut == 0
+    if width >= 1000:
+        wide = page.evaluate("""() => Array.from(document.querySelectorAll('.katex-display'))
+            .filter(d => d.scrollWidth > d.clientWidth + 3).length     // KaTeX overhangs by ~2 px""")
+        assert wide == 0
+    page.screenshot(path=str(ART / f"criteria_{width}.png"), full_page=True)
+    page.goto(server + "/summary?n=60&lam=-12:0:4&sig=-1:1:1")
+    page.locator('[data-testid="stDataFrame"]').first.wait_for()
+    page.wait_for_timeout(1000)
+    no_errors(page)
+    page.screenshot(path=str(ART / f"summary_{width}.png"), full_page=True)
+    page.close()
+
+
+def test_clicked_curve_in_view_at_1440x900(server, browser):
+    """A step with a clicked point: the decision panel's plot area is inside the first screen."""
+    page = open_page(browser, server + L.step_url(L.WAHBA, 3), 1440, 900)
+    wait_titles(page, ["MISCLASS", "Decision curves"])
+    page.wait_for_function("() => Array.from(document.querySelectorAll('.js-plotly-plot'))"
+                           ".some(g => g.innerText.includes('clicked point'))")
+    box = page.evaluate("""() => { const g = Array.from(document.querySelectorAll('.js-plotly-plot'))
+        .find(g => g.innerText.includes('clicked point'));
+        const r = g.querySelector('.nsewdrag').getBoundingClientRect(); return [r.top, r.bottom]; }""")
+    page.screenshot(path=str(ART / "lessons_clicked_1440x900.png"))
+    assert 0 <= box[0] and box[1] <= 900, box
+    no_errors(page)
+    page.close()
