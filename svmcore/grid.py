@@ -255,6 +255,9 @@ def _run_columns(spec, data, test, weights, sqdist, tasks, n_jobs, progress, can
 
 
 def _indexed(k, *args):
+    from .signals import exit_with_parent
+
+    exit_with_parent()  # a worker ends with its parent, even one killed by SIGKILL
     return k, _columns_task(*args)
 
 
