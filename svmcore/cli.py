@@ -15,6 +15,8 @@ from importlib import import_module
 
 from ._validation import SVMCoreError
 from .families import FAMILIES
+from .safeio import check_output, write_csv, write_text
+from .timing import confirm_long_work, estimate_seconds
 
 #: modules that add whole subcommands (``add_subcommand(subparsers)`` and ``run(args)``)
 SUBCOMMAND_MODULES: tuple[str, ...] = (
@@ -166,8 +168,9 @@ def cmd_sweep(args) -> int:
     from .spec import clamp_jobs
 
     spec = spec_from_args(args, args.log2_nlambda, args.log2_sigma)
-    check_writable(args.out)
+    check_output(args.out, inputs=[args.data])
     train, test = _step("loading the data", load_data, spec.data)
+    confirm_long_work(estimate_seconds(spec, train.n), args.yes)
 
     def progress(done, total):
         if not args.quiet:
@@ -175,7 +178,7 @@ def cmd_sweep(args) -> int:
 
     jobs = clamp_jobs(args.jobs, spec.grid.log2_sigma.count) if args.jobs else 0
     res = _step("the sweep", run_grid, spec, train, test, progress=progress, n_jobs=jobs)
-    _step("writing the table", res.table.to_csv, args.out, index=False)
+    _step("writing the table", write_csv, args.out, res.table)
     for note in res.notes:
         print(f"note: {note}", file=sys.stderr)
     failed = int((res.table["fit_error"].fillna("") != "").sum())
@@ -193,7 +196,7 @@ def cmd_fit(args) -> int:
     if spec.grid.size != 1:
         raise SVMCoreError("fit takes one value each: --log2-nlambda X --log2-sigma Y")
     if args.out:
-        check_writable(args.out)
+        check_output(args.out, inputs=[args.data])
     train, _ = _step("loading the data", load_data, spec.data)
     l2n, l2s = spec.grid.log2_nlambda.start, spec.grid.log2_sigma.start
     fam, mod = spec.family, _family_cli_module(spec.model)
@@ -212,8 +215,7 @@ def cmd_fit(args) -> int:
 
 
 def _write(path, text):
-    with open(path, "w") as fh:
-        fh.write(text)
+    write_text(path, text)
 
 
 class StepFailed(Exception):
@@ -260,6 +262,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="σ columns computed in parallel (0: all cores when it pays)")
     sw.add_argument("--out", required=True, metavar="results.csv")
     sw.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    sw.add_argument("--yes", action="store_true", help="run work estimated over a minute without asking")
     ft = sub.add_parser("fit", help="fit at one (λ, σ) and write JSON")
     _add_data_options(ft)
     ft.add_argument("--log2-nlambda", required=True, metavar="X")
@@ -293,8 +296,14 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # `svmcore datasets | head`: the reader left; end quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 def main_exit() -> None:
-    """Console-script entry point (``svmcore …``)."""
+    """Console-script entry point (``svmcore …``): SIGTERM stops like Ctrl-C."""
+    from .signals import stop_on_sigterm
+
+    stop_on_sigterm()
     raise SystemExit(main())

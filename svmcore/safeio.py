@@ -104,6 +104,21 @@ def check_output(path, inputs: Iterable = (), what: str = "--out", *, allow_in_r
     return p
 
 
+def check_save_dir(path, what: str = "--save") -> Path:
+    """Refuse a folder of saved runs before any work: a file, a missing parent, not writable."""
+    p = Path(path).expanduser()
+    if p.exists() and not p.is_dir():
+        raise SVMCoreError(f"{what} {path} is a file; give a folder of saved runs")
+    probe = p if p.exists() else p.absolute().parent
+    if not probe.is_dir():
+        raise SVMCoreError(f"{what} {path}: the folder {probe} does not exist")
+    if not os.access(probe, os.W_OK | os.X_OK):
+        raise SVMCoreError(f"{what} {path} is not writable")
+    if in_run_folder(p / "x") is not None:
+        raise SVMCoreError(f"{what} {path} is inside a saved run; give the folder of saved runs")
+    return p
+
+
 def _fsync_dir(folder: Path) -> None:
     try:
         fd = os.open(folder, os.O_RDONLY)

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 import pandas as pd
 
 from ._validation import SVMCoreError
+from .safeio import check_output, check_save_dir, write_csv
 from .study import NONSTANDARD, STANDARD, Weighting, run_study, summarize
 
 
@@ -82,6 +84,10 @@ def spec_from_args(args):
     from .datasets import SIMULATIONS
     from .spec import make_spec
 
+    from .datasets.bundled import BUNDLED
+    if args.dataset not in SIMULATIONS and args.dataset not in BUNDLED:
+        raise SVMCoreError(f"unknown data set {args.dataset!r}; simulations: "
+                           f"{', '.join(SIMULATIONS)}; bundled: {', '.join(BUNDLED)}")
     if args.dataset in SIMULATIONS:
         if args.test_fraction:
             raise SVMCoreError(f"{args.dataset!r} is a simulation: its target is known, give --n, "
@@ -113,6 +119,9 @@ def _format_summary(table: pd.DataFrame) -> str:
 
 
 def cmd_study(args) -> int:
+    check_output(args.out)
+    if args.save:
+        check_save_dir(args.save)
     spec = spec_from_args(args)
     weightings = weightings_from_args(args)
     last = [-1]
@@ -126,7 +135,7 @@ def cmd_study(args) -> int:
 
     res = run_study(spec, args.replicates, weightings, scheduler=args.scheduler,
                     n_jobs=args.jobs, progress=progress)
-    res.table.to_csv(args.out, index=False)
+    write_csv(args.out, res.table)
     t = res.timing
     print(f"{t['tasks']} tasks on {t['backend']} ({t['workers']} workers): {t['wall_seconds']:.2f} s "
           f"wall, {t['task_seconds']:.2f} task-seconds, {t['tasks_per_second']:.2f} tasks/s",
@@ -146,19 +155,23 @@ def cmd_runs(args) -> int:
     from .store import list_runs, load_run
 
     if args.runs_command == "list":
+        if not os.path.isdir(os.path.expanduser(args.dir)):
+            raise SVMCoreError(f"{args.dir} is not a folder of saved runs (no such folder)")
         runs = list_runs(args.dir)
         if runs.empty:
             print(f"no saved runs in {args.dir}")
         else:
             print(runs.drop(columns=["notes"]).to_string(index=False))
         return 0
+    if args.out:
+        check_output(args.out)          # refuses a path inside a saved run, the shown one included
     spec, table, meta = load_run(args.path)
     print(json.dumps({"spec": spec.to_dict(), "meta": meta}, indent=1, sort_keys=True, default=str))
     with pd.option_context("display.width", 200, "display.max_columns", 50):
         print(table.head(max(0, args.rows)).to_string(index=False))
     print(f"({len(table)} rows)")
     if args.out:
-        table.to_csv(args.out, index=False)
+        write_csv(args.out, table)
     return 0
 
 

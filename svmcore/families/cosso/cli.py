@@ -7,6 +7,8 @@ import json
 import numpy as np
 
 from ..._validation import SVMCoreError
+from ...limits import MAX_COSSO_COMPONENTS
+from ...safeio import check_output, write_text
 from ...weights import class_weights_from_costs
 from ...datasets.load import holdout_split, sample_and_test
 from .family import FAMILY, fit_cosso, payload
@@ -51,12 +53,17 @@ def split_third(data, seed: int):
 
 def run(args) -> int:
     """Run ``cosso`` from parsed arguments and write the JSON file."""
+    check_output(args.out, inputs=[args.data])
     opts = FAMILY.option_constraints
     for name, value in (("n_M", args.n_m), ("rounds", args.rounds), ("threshold", args.threshold)):
         opts[name].check(name, value)
     if not 2 <= args.cv_folds <= 50:
         raise SVMCoreError(f"--cv-folds must be between 2 and 50, got {args.cv_folds}")
     data, test = load_train_test(args)
+    d = data.X.shape[1]
+    if d + (d * (d - 1) // 2 if args.interactions else 0) > MAX_COSSO_COMPONENTS:
+        raise SVMCoreError(f"{d} features{' with their interactions' if args.interactions else ''} "
+                           f"exceed {MAX_COSSO_COMPONENTS} COSSO components (limits.MAX_COSSO_COMPONENTS)")
     weights = class_weights_from_costs(data.y, args.cost_a, args.cost_b, args.prior_a)
     FAMILY.check_counts(data.n, int(np.sum(data.y > 0)), int(np.sum(data.y < 0)),
                         args.tune or ("gckl" if data.has_truth else "cv"), args.cv_folds)
@@ -64,8 +71,7 @@ def run(args) -> int:
                     n_M=args.n_m, rounds=args.rounds, threshold=args.threshold, weights=weights,
                     cv_folds=args.cv_folds, cv_seed=args.seed, feature_names=data.feature_names)
     out = payload(res, data, test)
-    with open(args.out, "w") as fh:
-        json.dump(out, fh, indent=1)
+    write_text(args.out, json.dumps(out, indent=1))
     return 0
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 
-
+from ...safeio import check_output, write_text
 
 
 def add_subcommand(subparsers) -> None:
@@ -40,6 +40,8 @@ def run(args) -> int:
     from ...spec import DataSpec, make_spec
     from .family import run as run_family
 
+    if args.out:
+        check_output(args.out, inputs=[args.data])
     opts = {"method": args.method, "s": args.s, "C": args.C, "damping": args.damping,
             "kernel": args.kernel, "log2_sigma": args.log2_sigma, "prototypes": args.prototypes}
     data, test = _data(args)
@@ -48,8 +50,7 @@ def run(args) -> int:
     payload["dataset"] = args.dataset or args.data
     text = json.dumps(payload)
     if args.out:
-        with open(args.out, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        write_text(args.out, text)
         print(f"wrote {args.out}: method {payload['method']}, train error {payload['train_error']:.4f}, "
               f"test error {payload['test_error']:.4f}, threshold {payload['threshold']}, "
               f"{payload['iterations']} iterations, converged {payload['converged']}")
