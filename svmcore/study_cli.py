@@ -152,16 +152,18 @@ def cmd_study(args) -> int:
 
 
 def cmd_runs(args) -> int:
-    from .store import list_runs, load_run
+    from .store import load_run, scan_runs
 
     if args.runs_command == "list":
         if not os.path.isdir(os.path.expanduser(args.dir)):
             raise SVMCoreError(f"{args.dir} is not a folder of saved runs (no such folder)")
-        runs = list_runs(args.dir)
+        runs, damaged = scan_runs(args.dir)
         if runs.empty:
             print(f"no saved runs in {args.dir}")
         else:
             print(runs.drop(columns=["notes"]).to_string(index=False))
+        for folder, why in damaged:
+            print(f"damaged: {folder}: {why}", file=sys.stderr)
         return 0
     if args.out:
         check_output(args.out)          # refuses a path inside a saved run, the shown one included
