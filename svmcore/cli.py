@@ -284,7 +284,9 @@ def main(argv=None) -> int:
     debug = "--debug" in argv
     try:
         args = build_parser().parse_args(argv)
-        return args._handlers[args.command](args)
+        code = args._handlers[args.command](args)
+        sys.stdout.flush()          # a closed pipe shows here, inside the BrokenPipe handler
+        return code
     except SVMCoreError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
