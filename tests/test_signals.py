@@ -24,8 +24,14 @@ def test_closed_pipe_ends_quietly():
     assert r.stdout.startswith("simulations") and r.stderr == ""
 
 
-def _sweep_with_workers(out):
-    p = subprocess.Popen([sys.executable, "-m", "svmcore", *SWEEP, "--out", str(out)],
+STUDY = ["study", "--dataset", "wahba2d", "--n", "300", "--replicates", "40",
+         "--log2-nlambda=-12:4:0.5", "--log2-sigma=-3:3:0.5", "--criteria", "gacv,xa", "--jobs", "2",
+         "--quiet"]
+COMMANDS = {"sweep": SWEEP, "study": STUDY}
+
+
+def _sweep_with_workers(out, command="sweep"):
+    p = subprocess.Popen([sys.executable, "-m", "svmcore", *COMMANDS[command], "--out", str(out)],
                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=ENV)
     proc = psutil.Process(p.pid)
     deadline = time.time() + 90
@@ -58,24 +64,26 @@ def _gone_within(procs, seconds):
     return alive, time.perf_counter() - t
 
 
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
-def test_sigterm_and_sigint_stop_the_workers_and_write_nothing(tmp_path, sig):
+@pytest.mark.parametrize("command, sig", [("sweep", signal.SIGTERM), ("sweep", signal.SIGINT),
+                                          ("study", signal.SIGTERM)])
+def test_sigterm_and_sigint_stop_the_workers_and_write_nothing(tmp_path, command, sig):
     out = tmp_path / "r.csv"
-    p, children = _sweep_with_workers(out)
+    p, children = _sweep_with_workers(out, command)
     p.send_signal(sig)
     p.wait(timeout=30)
     alive, secs = _gone_within(children, 10)
     assert p.returncode == 130 and "interrupted" in p.stderr.read()
     assert alive == [], f"{len(alive)} workers still running"
-    print(f"{signal.Signals(sig).name}: workers gone {secs:.1f} s after the parent")
+    print(f"{command} {signal.Signals(sig).name}: workers gone {secs:.1f} s after the parent")
     assert list(tmp_path.iterdir()) == []
 
 
-def test_sigkill_workers_end_with_their_parent(tmp_path):
-    p, children = _sweep_with_workers(tmp_path / "r.csv")
+@pytest.mark.parametrize("command", ["sweep", "study"])
+def test_sigkill_workers_end_with_their_parent(tmp_path, command):
+    p, children = _sweep_with_workers(tmp_path / "r.csv", command)
     p.kill()
     p.wait(timeout=30)
     alive, secs = _gone_within(children, 10)
     assert alive == [], f"{len(alive)} workers outlived a SIGKILLed parent by 10 s"
-    print(f"SIGKILL: workers gone {secs:.1f} s after the parent")
+    print(f"{command} SIGKILL: workers gone {secs:.1f} s after the parent")
     assert [f.name for f in tmp_path.iterdir() if not f.name.startswith(".")] == []
