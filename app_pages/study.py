@@ -1,5 +1,4 @@
 """Simulation study: each criterion's inefficiency over many replicate samples (or data splits)."""
-import os
 import threading
 import time
 
@@ -126,9 +125,8 @@ with st.expander("All rows"):
 st.download_button("Download table (CSV)", res.table.to_csv(index=False), "study.csv", "text/csv",
                    key="study_download")
 if st.button("Save this run", key="study_save"):
-    from svmcore.store import save_run
-    root = os.environ.get("SVMAPP_RUNS", os.path.expanduser("~/.svmapp/runs"))
-    path = save_run(root, "study", res.spec, res.table,
+    from svmcore.store import runs_dir, save_run
+    path = save_run(runs_dir(), "study", res.spec, res.table,
                     {"settings": res.settings, "seconds": t["wall_seconds"],
                      "weights": [w.as_dict() for w in res.weightings]})
     st.text(f"saved to {path}")
