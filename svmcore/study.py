@@ -307,14 +307,23 @@ def _collect_dask(futs, on_done, cancel, stall_seconds: float) -> None:
         else:
             time.sleep(0.2)             # only lost tasks left: a returning worker recomputes them
         for f in [f for f in pending if f.status in ("finished", "error", "cancelled")]:
-            pending.discard(f)
             if f.status != "finished":
                 why = "the scheduler was lost" if f.status == "cancelled" else "a task failed"
-                exc = f.exception() if f.status == "error" else None
-                raise ClusterFailed(f"the Dask study stopped: {why}{f' ({exc})' if exc else ''}; "
-                                    f"{total - len(pending) - 1} of {total} tasks had finished; "
+                exc = f.exception(timeout=5) if f.status == "error" else None
+                what = f" ({type(exc).__name__}: {str(exc)[:160]})" if exc is not None else ""
+                raise ClusterFailed(f"the Dask study stopped: {why}{what}; "
+                                    f"{total - len(pending)} of {total} tasks had finished; "
                                     "no table was written")
-            on_done(f.key, f.result())
+            try:        # bounded: a result held only by a worker lost meanwhile is recomputed
+                res = f.result(timeout=min(stall_seconds, 5.0))
+            except TimeoutError:
+                continue
+            except CancelledError:
+                raise ClusterFailed(f"the Dask study stopped: the scheduler was lost; "
+                                    f"{total - len(pending)} of {total} tasks had finished; no "
+                                    "table was written") from None
+            pending.discard(f)
+            on_done(f.key, res)
             last = time.monotonic()
             if cancel is not None and cancel():
                 raise Cancelled()

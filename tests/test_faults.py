@@ -19,7 +19,7 @@ from svmcore.study import STANDARD, ClusterFailed, run_study
 
 pytestmark = pytest.mark.faults
 distributed = pytest.importorskip("distributed")
-STALL = 5.0
+STALL = 10.0  # the default is limits.DASK_STALL_SECONDS = 60
 
 
 def _popen(module, *args):
@@ -79,8 +79,10 @@ def test_all_workers_killed_ends_in_one_line(cluster, capfd):
             os.kill(p.pid, signal.SIGKILL)
 
     msg, secs = _study_until_fault(addr, kill)
-    assert "\n" not in msg and "no progress" in msg and "no table was written" in msg
-    assert secs < STALL + 5
+    # no finished task for STALL seconds, or a task the scheduler gave up on (KilledWorker)
+    assert "\n" not in msg and ("no progress" in msg or "failed" in msg)
+    assert "no table was written" in msg
+    assert secs < STALL + 10
     assert "Traceback" not in capfd.readouterr().err
     with capfd.disabled():
         print(f"\nall workers lost: error {secs:.1f} s after the kill (stall {STALL} s): {msg}")
