@@ -5,15 +5,18 @@ import streamlit as st
 
 from svmapp.ui import plain as _plain
 from svmcore._validation import SVMCoreError
-from svmcore.store import list_runs, load_run
+from svmcore.store import load_run, runs_dir, scan_runs
 from svmcore.study import PAPER_INEFFICIENCY
 from svmcore.viz.study import grid_heatmap, inefficiency_box, minimizer_scatter
 
 st.caption("This page has its own settings below; the sidebar's settings don't apply here.")
 st.title("Saved runs")
-root = st.text_input("folder of saved runs", os.environ.get("SVMAPP_RUNS", "~/.svmapp/runs"),
-                     key="saved_runs_root")
-runs = list_runs(root)
+# Only the configured store is read, never a folder typed by a visitor.
+root = runs_dir()
+st.caption(f"Store: `{_plain(str(root))}` (set by the server's `SVMAPP_RUNS_DIR`).")
+runs, damaged = scan_runs(root)
+for folder, why in damaged:
+    st.warning(_plain(f"skipped {os.path.basename(folder)}: {why}"))
 if runs.empty:
     st.info("No saved runs in this folder yet: save one from the study page or with "
             "`svmcore study … --save DIR`.")

@@ -3,7 +3,6 @@ Params), the RunSpec and weightings they make, and the study as a background job
 cancel. No Streamlit here: the page draws, polls the job and keeps the result."""
 from __future__ import annotations
 
-import os
 import threading
 from dataclasses import replace
 from numbers import Integral, Real
@@ -121,10 +120,10 @@ def outcome(job: dict) -> tuple[str, Any]:
 
 
 def save(res) -> str:
-    """Save the study to the runs folder (``SVMAPP_RUNS``); the folder written."""
-    from svmcore.store import save_run
+    """Save the study to the app's configured store (``svmcore.store.runs_dir``, the folder the
+    Saved runs page reads); the folder written."""
+    from svmcore.store import runs_dir, save_run
 
-    root = os.environ.get("SVMAPP_RUNS", os.path.expanduser("~/.svmapp/runs"))
-    return str(save_run(root, "study", res.spec, res.table,
+    return str(save_run(runs_dir(), "study", res.spec, res.table,
                         {"settings": res.settings, "seconds": res.timing["wall_seconds"],
                          "weights": [w.as_dict() for w in res.weightings]}))

@@ -20,6 +20,8 @@ from .families import all_families, get_family
 from .kernels import KERNELS
 from .params import ListOf, Options, Param, add_arguments
 from .spec import DATA_PARAMS, GRID_PARAMS, run_params, spec_params
+from .safeio import check_output, write_csv, write_text
+from .timing import confirm_long_work, estimate_seconds
 
 #: modules that add whole subcommands (``add_subcommand(subparsers)`` and ``run(args)``)
 SUBCOMMAND_MODULES: tuple[str, ...] = (
@@ -88,17 +90,6 @@ def spec_from_args(args, defaults: Mapping | None = None):
     return spec_from_values(values, defaults)
 
 
-def check_writable(path: str) -> None:
-    """Fail before any work when ``path`` cannot be written."""
-    if os.path.isdir(path):
-        raise SVMCoreError(f"--out {path} is a folder; give a file name")
-    parent = os.path.dirname(os.path.abspath(path)) or "."
-    if not os.path.isdir(parent):
-        raise SVMCoreError(f"--out {path}: the folder {parent} does not exist")
-    if not os.access(parent, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
-        raise SVMCoreError(f"--out {path} is not writable")
-
-
 def cmd_datasets(args) -> int:
     from .datasets.bundled import BUNDLED
     from .datasets.simulations import SIMULATIONS, make_simulation
@@ -119,8 +110,9 @@ def cmd_sweep(args) -> int:
     from .spec import clamp_jobs
 
     spec = spec_from_args(args)
-    check_writable(args.out)
+    check_output(args.out, inputs=[spec.data.path])
     train, test = _step("loading the data", load_data, spec.data)
+    confirm_long_work(estimate_seconds(spec, train.n), args.yes)
 
     def progress(done, total):
         if not args.quiet:
@@ -128,7 +120,7 @@ def cmd_sweep(args) -> int:
 
     jobs = clamp_jobs(args.jobs, spec.grid.log2_sigma.count) if args.jobs else 0
     res = _step("the sweep", run_grid, spec, train, test, progress=progress, n_jobs=jobs)
-    _step("writing the table", res.table.to_csv, args.out, index=False)
+    _step("writing the table", write_csv, args.out, res.table)
     for note in res.notes:
         print(f"note: {note}", file=sys.stderr)
     failed = int((res.table["fit_error"].fillna("") != "").sum())
@@ -146,7 +138,7 @@ def cmd_fit(args) -> int:
     if spec.grid.size != 1:
         raise SVMCoreError("fit takes one value each: --log2-nlambda X --log2-sigma Y")
     if args.out:
-        check_writable(args.out)
+        check_output(args.out, inputs=[spec.data.path])
     train, _ = _step("loading the data", load_data, spec.data)
     l2n, l2s = spec.grid.log2_nlambda.start, spec.grid.log2_sigma.start
     try:
@@ -164,8 +156,7 @@ def cmd_fit(args) -> int:
 
 
 def _write(path, text):
-    with open(path, "w") as fh:
-        fh.write(text)
+    write_text(path, text)
 
 
 class StepFailed(Exception):
@@ -197,7 +188,7 @@ def cmd_run(args) -> int:
     fam = get_family(args._families[0])
     spec = spec_from_args(args, {"model": fam.name, **fam.run_defaults})
     if args.out:
-        check_writable(args.out)
+        check_output(args.out, inputs=[spec.data.path])
     train, test = _step("loading the data", load_run_data, spec.data)
     out = _step(f"the {fam.name} fit", fam.run, spec, train, test)
     out["spec"] = spec.to_dict()
@@ -223,6 +214,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="σ columns computed in parallel (0: all cores when it pays)")
     sw.add_argument("--out", required=True, metavar="results.csv")
     sw.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    sw.add_argument("--yes", action="store_true", help="run work estimated over a minute without asking")
     ft = sub.add_parser("fit", help="fit at one (λ, σ) and write JSON")
     add_spec_options(ft, sweepers, grid=("log2_nlambda", "log2_sigma"))
     ft.add_argument("--out", metavar="fit.json", help="output file (default: stdout)")
@@ -250,7 +242,9 @@ def main(argv=None) -> int:
     debug = "--debug" in argv
     try:
         args = build_parser().parse_args(argv)
-        return args._handlers[args.command](args)
+        code = args._handlers[args.command](args)
+        sys.stdout.flush()          # a closed pipe shows here, inside the BrokenPipe handler
+        return code
     except SVMCoreError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -262,8 +256,14 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # `svmcore datasets | head`: the reader left; end quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 def main_exit() -> None:
-    """Console-script entry point (``svmcore …``)."""
+    """Console-script entry point (``svmcore …``): SIGTERM stops like Ctrl-C."""
+    from .signals import stop_on_sigterm
+
+    stop_on_sigterm()
     raise SystemExit(main())

@@ -251,9 +251,12 @@ def _run_columns(spec, data, test, weights, sqdist, tasks, n_jobs, progress, can
             if progress:
                 progress(k + 1, total)
     else:
-        from joblib import Parallel, delayed
+        from joblib import Parallel, delayed, parallel_config
 
-        par = Parallel(n_jobs=jobs, return_as="generator_unordered")
+        from .signals import exit_with_parent
+
+        with parallel_config(backend="loky", initializer=exit_with_parent):  # workers end with us
+            par = Parallel(n_jobs=jobs, return_as="generator_unordered")
         gen = par(delayed(_indexed)(k, spec, data, test, weights, sqdist, ls, l2)
                   for k, (ls, l2) in enumerate(tasks))
         for i, (k, rows) in enumerate(gen):

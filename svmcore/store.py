@@ -7,9 +7,12 @@ fingerprint and the settings that are not part of the spec, e.g. a study's repli
 * ``spec.json`` — ``{"format", "spec": RunSpec.to_dict(), "meta": {kind, created, code, notes,
   seconds, weights …}}``.
 
-``spec.json`` is written last, so a folder without a readable one is an unfinished save. Every file
-is written to a temporary name and moved into place with ``os.replace`` (atomic on POSIX), so a
-reader never sees half a file. The layout is documented in ``docs/studies.md``.
+``spec.json`` also records the format version, the run's key (its folder's name) and the sha256 of
+``table.parquet``. A run folder is written under a temporary name (``.<key>.<random>.tmp``) and
+renamed when complete, so a run is complete or absent; every cache file is written to a temporary
+name and moved into place with ``os.replace``. :func:`check_run` is the one validator of a run
+folder, used by :func:`load_run` and :func:`list_runs` alike. The layout is documented in
+``docs/studies.md``.
 """
 from __future__ import annotations
 
@@ -20,24 +23,47 @@ import math
 import os
 import re
 import shutil
+import threading
 import time
 import uuid
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Mapping
+from concurrent.futures import Future
+from typing import Any, Callable, Mapping
 
 import numpy as np
 import pandas as pd
 
 from ._validation import SVMCoreError
+from .safeio import atomic_folder
 from .spec import RunSpec, spec_from_dict
 
-FORMAT = 1
+#: 2: spec.json carries the table's sha256 and the run's key; folders are written atomically
+FORMAT = 2
 TABLE_FILE = "table.parquet"
 SPEC_FILE = "spec.json"
 KINDS = ("sweep", "study")
 _KEY = re.compile(r"^[A-Za-z0-9_-]{1,80}$")
 _TMP_AGE_S = 3600.0
+#: half an entry older than this is an interrupted put, not one in progress
+_PARTIAL_AGE_S = 60
+_FLIGHTS: dict[tuple[str, str], Future] = {}
+_FLIGHTS_LOCK = threading.Lock()
+
+
+def _mtime(p: Path) -> int:
+    """Modification time in ns, 0 for a file that is gone (removed by another writer)."""
+    try:
+        return p.stat().st_mtime_ns
+    except OSError:
+        return 0
+
+
+def _size(p: Path) -> int:
+    try:
+        return p.stat().st_size if p.is_file() else 0
+    except OSError:
+        return 0
 
 
 # ------------------------------------------------------------------ helpers
@@ -117,9 +143,20 @@ def run_key(kind: str, spec: RunSpec, settings: Mapping | None = None, data_fing
 
 
 # ------------------------------------------------------------------ saved runs
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
 def save_run(root, kind: str, spec: RunSpec, table: pd.DataFrame, meta: Mapping | None = None, *,
              data_fingerprint: str = "") -> Path:
     """Save a run under ``root`` and return its folder.
+
+    The folder is written under a temporary name and renamed when complete
+    (:func:`svmcore.safeio.atomic_folder`): a run is complete or absent.
 
     Parameters
     ----------
@@ -136,68 +173,130 @@ def save_run(root, kind: str, spec: RunSpec, table: pd.DataFrame, meta: Mapping 
         raise SVMCoreError(f"kind must be one of {', '.join(KINDS)}, got {kind!r}")
     meta = dict(meta or {})
     key = run_key(kind, spec, meta.get("settings"), data_fingerprint)
-    folder = Path(root).expanduser() / key
-    folder.mkdir(parents=True, exist_ok=True)
+    base = Path(root).expanduser()
+    try:
+        base.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise SVMCoreError(f"cannot create the folder of saved runs {base}: {exc.strerror}") from None
     full_meta = {"notes": [], "seconds": None, "weights": None, **meta, "kind": kind, "key": key,
                  "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
                  "code": code_fingerprint(), "data_fingerprint": data_fingerprint}
-    _write_table(folder / TABLE_FILE, table)
-    _write_json(folder / SPEC_FILE, {"format": FORMAT, "spec": spec.to_dict(), "meta": full_meta})
-    return folder
+    with atomic_folder(base / key) as tmp:
+        _write_table(tmp / TABLE_FILE, table)
+        _write_json(tmp / SPEC_FILE, {"format": FORMAT, "spec": spec.to_dict(), "meta": full_meta,
+                                      "table_sha256": _sha256(tmp / TABLE_FILE)})
+    return base / key
 
 
-def _read_spec_json(folder: Path) -> dict:
+def check_run(path) -> tuple[dict, RunSpec]:
+    """The one validator of a saved run folder: (spec.json document, spec), or SVMCoreError
+    naming what is wrong. Used by :func:`load_run` and :func:`list_runs` alike.
+
+    Checks: ``spec.json`` is readable JSON of format ``FORMAT`` holding a valid spec; its key is
+    the folder's name; ``table.parquet`` exists and its sha256 is the one recorded.
+    """
+    folder = Path(path).expanduser()
+    if not folder.is_dir():
+        raise SVMCoreError(f"{folder} is not a saved run (not a folder)")
     try:
         doc = json.loads((folder / SPEC_FILE).read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise SVMCoreError(f"{folder} is not a saved run (no {SPEC_FILE})") from None
-    except (OSError, ValueError) as exc:
-        raise SVMCoreError(f"{folder / SPEC_FILE} is unreadable: {exc}") from None
-    if not isinstance(doc, dict) or doc.get("format") != FORMAT or "spec" not in doc:
-        raise SVMCoreError(f"{folder / SPEC_FILE} is not a saved run of format {FORMAT}")
-    return doc
+    except (OSError, ValueError, RecursionError) as exc:
+        raise SVMCoreError(f"{folder / SPEC_FILE} is unreadable: {type(exc).__name__}: "
+                           f"{str(exc)[:120]}") from None
+    if not isinstance(doc, dict) or "spec" not in doc or not isinstance(doc.get("meta"), dict):
+        raise SVMCoreError(f"{folder / SPEC_FILE} is not a saved run (no spec and meta)")
+    if doc.get("format") != FORMAT:
+        raise SVMCoreError(f"{folder / SPEC_FILE} has format {doc.get('format')!r}; this version "
+                           f"reads format {FORMAT} (with a table checksum)")
+    if doc["meta"].get("key") != folder.name:
+        raise SVMCoreError(f"{folder} holds the run {str(doc['meta'].get('key'))[:40]!r}, not the "
+                           "one its name says (a copied or renamed folder)")
+    try:
+        spec = spec_from_dict(doc["spec"])
+    except (SVMCoreError, TypeError, ValueError, KeyError, AttributeError, RecursionError) as exc:
+        raise SVMCoreError(f"{folder / SPEC_FILE} holds an invalid spec: {str(exc)[:160]}") from None
+    table = folder / TABLE_FILE
+    try:
+        digest = _sha256(table)
+    except FileNotFoundError:
+        raise SVMCoreError(f"{folder} has no {TABLE_FILE}") from None
+    except OSError as exc:
+        raise SVMCoreError(f"{table} is unreadable: {exc.strerror}") from None
+    if digest != doc.get("table_sha256"):
+        raise SVMCoreError(f"{table} does not match its checksum in {SPEC_FILE} (damaged or replaced)")
+    return doc, spec
 
 
 def load_run(path) -> tuple[RunSpec, pd.DataFrame, dict]:
     """(spec, table, meta) of the saved run in folder ``path``; SVMCoreError when it is not one."""
     folder = Path(path).expanduser()
-    doc = _read_spec_json(folder)
-    spec = spec_from_dict(doc["spec"])
+    doc, spec = check_run(folder)
     try:
         table = pd.read_parquet(folder / TABLE_FILE, engine="pyarrow")
-    except FileNotFoundError:
-        raise SVMCoreError(f"{folder} has no {TABLE_FILE}") from None
     except Exception as exc:  # pyarrow raises several types for damaged files
         raise SVMCoreError(f"{folder / TABLE_FILE} is unreadable: {exc}") from None
-    return spec, table, dict(doc.get("meta", {}))
+    return spec, table, dict(doc["meta"])
+
+
+RUN_COLUMNS = ["key", "kind", "created", "model", "data", "n", "criteria", "rows", "seconds", "notes",
+               "path"]
+
+
+def scan_runs(root) -> tuple[pd.DataFrame, list[tuple[str, str]]]:
+    """The saved runs under ``root`` (newest first) and the damaged folders, each with why.
+
+    Every folder is judged by :func:`check_run`, the validator of :func:`load_run`, so a listed run
+    is one that loads. A damaged folder never stops the listing. Temporary folders (a save in
+    progress, named ``.*``) are skipped.
+    """
+    rows, damaged = [], []
+    base = Path(root).expanduser()
+    folders = sorted(p for p in base.iterdir() if p.is_dir() and not p.name.startswith(".")) \
+        if base.is_dir() else []
+    for folder in folders:
+        try:
+            doc, _ = check_run(folder)
+            rows.append(_run_row(folder, doc))
+        except SVMCoreError as exc:
+            damaged.append((str(folder), str(exc)))
+        except Exception as exc:  # noqa: BLE001 - one bad folder never stops the listing
+            damaged.append((str(folder), f"{type(exc).__name__}: {str(exc)[:160]}"))
+    df = pd.DataFrame(rows, columns=RUN_COLUMNS)
+    df = df.sort_values(["created", "key"], ascending=[False, True], kind="stable")
+    return df.reset_index(drop=True), damaged
+
+
+def _run_row(folder: Path, doc: dict) -> dict:
+    s, m = doc["spec"], doc["meta"]
+    data = s.get("data", {}) if isinstance(s.get("data"), dict) else {}
+    nrows = _parquet_rows(folder / TABLE_FILE)
+    if nrows is None:
+        raise SVMCoreError(f"{folder / TABLE_FILE} is not a readable Parquet file")
+    notes = m.get("notes") or []
+    return {"key": folder.name, "kind": str(m.get("kind", "")), "created": str(m.get("created", "")),
+            "model": str(s.get("model", "")), "data": str(data.get("name", "")), "n": data.get("n"),
+            "criteria": ",".join(map(str, s.get("criteria", []))), "rows": nrows,
+            "seconds": m.get("seconds"),
+            "notes": "; ".join(map(str, notes)) if isinstance(notes, list) else str(notes),
+            "path": str(folder)}
+
+
+def runs_dir() -> Path:
+    """The app's store of saved runs: ``SVMAPP_RUNS_DIR`` (or the older ``SVMAPP_RUNS``), else
+    ``~/.svmapp/runs``. The app reads only this folder."""
+    for var in ("SVMAPP_RUNS_DIR", "SVMAPP_RUNS"):
+        v = os.environ.get(var, "").strip()
+        if v:
+            return Path(v).expanduser()
+    return Path("~/.svmapp/runs").expanduser()
 
 
 def list_runs(root) -> pd.DataFrame:
-    """One row per saved run under ``root`` (newest first); unreadable folders are skipped."""
-    cols = ["key", "kind", "created", "model", "data", "n", "criteria", "rows", "seconds", "notes",
-            "path"]
-    rows = []
-    base = Path(root).expanduser()
-    if base.is_dir():
-        for folder in sorted(p for p in base.iterdir() if p.is_dir()):
-            try:
-                doc = _read_spec_json(folder)
-            except SVMCoreError:
-                continue
-            s, m = doc["spec"], doc.get("meta", {})
-            data = s.get("data", {})
-            nrows = _parquet_rows(folder / TABLE_FILE)
-            if nrows is None:
-                continue
-            notes = m.get("notes") or []
-            rows.append({"key": folder.name, "kind": m.get("kind", ""), "created": m.get("created", ""),
-                         "model": s.get("model", ""), "data": str(data.get("name", "")),
-                         "n": data.get("n"), "criteria": ",".join(s.get("criteria", [])),
-                         "rows": nrows, "seconds": m.get("seconds"),
-                         "notes": "; ".join(map(str, notes)) if isinstance(notes, list) else str(notes),
-                         "path": str(folder)})
-    df = pd.DataFrame(rows, columns=cols)
-    return df.sort_values(["created", "key"], ascending=[False, True], kind="stable").reset_index(drop=True)
+    """One row per valid saved run under ``root`` (newest first); see :func:`scan_runs` for the
+    damaged folders."""
+    return scan_runs(root)[0]
 
 
 def _parquet_rows(path: Path) -> int | None:
@@ -233,7 +332,7 @@ class ResultCache:
         return self.root / f"{key}.parquet", self.root / f"{key}.json"
 
     def _tick(self) -> int:
-        newest = max((p.stat().st_mtime_ns for p in self.root.glob("*.json")), default=0)
+        newest = max((_mtime(p) for p in self.root.glob("*.json")), default=0)
         self._clock = max(time.time_ns(), self._clock + 1, newest + 1)
         return self._clock
 
@@ -263,7 +362,8 @@ class ResultCache:
         """(table, meta) for ``key``, or None on a miss (a damaged entry is removed)."""
         tpath, jpath = self._paths(key)
         if not (tpath.exists() and jpath.exists()):
-            if tpath.exists() or jpath.exists():
+            # half an entry: a put in progress (left alone) or an old interrupted one (removed)
+            if max(_mtime(tpath), _mtime(jpath)) < time.time_ns() - _PARTIAL_AGE_S * 1e9:
                 self._remove(key)
             return None
         try:
@@ -288,12 +388,45 @@ class ResultCache:
         tpath, jpath = self._paths(key)
         _write_table(tpath, table)
         _write_json(jpath, dict(meta or {}))
-        if tpath.stat().st_size + jpath.stat().st_size > self.max_bytes:
+        if _size(tpath) + _size(jpath) > self.max_bytes:
             self._remove(key)
             return False
-        self._touch(tpath, jpath)
-        self.evict()
+        try:
+            self._touch(tpath, jpath)
+        except FileNotFoundError:    # another writer evicted it meanwhile: it was written, then used
+            return True
+        self.evict(keep=key)
         return True
+
+    def get_or_compute(self, key: str, compute: Callable[[], tuple[pd.DataFrame, Mapping]]):
+        """(table, meta) of ``key`` from the cache, or from ``compute()`` run once.
+
+        Single flight: identical requests (same folder and key) made at once from several threads
+        share one computation; the first runs ``compute`` and stores its result, the others wait
+        for it. An exception of ``compute`` reaches every waiter.
+        """
+        hit = self.get(key)
+        if hit is not None:
+            return hit
+        flight = (str(self.root.resolve()), key)
+        with _FLIGHTS_LOCK:
+            fut = _FLIGHTS.get(flight)
+            leader = fut is None
+            if leader:
+                fut = _FLIGHTS[flight] = Future()
+        if not leader:
+            return fut.result()
+        try:
+            table, meta = compute()
+            self.put(key, table, meta)
+            fut.set_result((table, dict(meta or {})))
+        except BaseException as exc:
+            fut.set_exception(exc)
+            raise
+        finally:
+            with _FLIGHTS_LOCK:
+                _FLIGHTS.pop(flight, None)
+        return fut.result()
 
     def entries(self) -> list[tuple[str, int, int]]:
         """(key, bytes, last use in ns) of complete entries, least recently used first."""
@@ -303,23 +436,28 @@ class ResultCache:
                 continue
             t = j.with_suffix(".parquet")
             try:
-                size = j.stat().st_size + t.stat().st_size
-                used = j.stat().st_mtime_ns
+                js = j.stat()
+                size = js.st_size + t.stat().st_size
             except FileNotFoundError:
                 continue
-            out.append((j.stem, size, used))
+            out.append((j.stem, size, js.st_mtime_ns))
         return sorted(out, key=lambda e: (e[2], e[0]))
 
     def size_bytes(self) -> int:
         """Bytes of every file in the cache folder (entries, strays and temporaries)."""
-        return sum(p.stat().st_size for p in self.root.iterdir() if p.is_file())
+        return sum(_size(p) for p in self.root.iterdir())
 
-    def evict(self) -> None:
-        """Remove orphans, then least recently used entries until the folder is under the bound."""
+    def evict(self, keep: str | None = None) -> None:
+        """Remove orphans, then least recently used entries until the folder is under the bound.
+
+        Tolerates concurrent writers: a file removed by another process meanwhile is skipped;
+        ``keep`` (the entry just written) is evicted last.
+        """
+        old = time.time_ns() - _PARTIAL_AGE_S * 1e9
         for t in self.root.glob("*.parquet"):
-            if not t.with_suffix(".json").exists() and time.time() - t.stat().st_mtime > 60:
+            if not t.with_suffix(".json").exists() and 0 < _mtime(t) < old:
                 t.unlink(missing_ok=True)
-        entries = self.entries()
+        entries = sorted(self.entries(), key=lambda e: e[0] == keep)
         total = self.size_bytes()
         for key, size, _ in entries:
             if total <= self.max_bytes:

@@ -32,6 +32,7 @@ from .datasets.base import Dataset
 from .datasets.load import stratified_split
 from .grid import Cancelled, GridResult, column_rows, inefficiency, run_grid
 from .kernels import KERNELS
+from .limits import DASK_STALL_SECONDS, MAX_REPLICATES
 from .spec import MAX_SEED, RunSpec, clamp_jobs, validate
 
 TABLE_COLUMNS = ["replicate", "seed", "case", "criterion", "log2_nlambda", "log2_sigma", "target",
@@ -216,8 +217,15 @@ _WORKER_PREPS: list | None = None
 
 
 def _init_worker(preps: list) -> None:
+    from .signals import exit_with_parent
+
     global _WORKER_PREPS
     _WORKER_PREPS = preps
+    exit_with_parent()
+
+
+class ClusterFailed(SVMCoreError):
+    """The Dask cluster could not finish the study (workers or scheduler lost, no progress)."""
 
 
 def _local_call(task: Task):
@@ -241,15 +249,18 @@ def _run_processes(tasks, preps, jobs, on_done, cancel) -> None:
 
     ex = ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker, initargs=(preps,))
     futs = {ex.submit(_local_call, t): t.key for t in tasks}
+    finished = False
     try:
         for f in as_completed(futs):
             on_done(futs[f], f.result())
             if cancel is not None and cancel():
                 raise Cancelled()
+        finished = True
     finally:
         for f in futs:
             f.cancel()
-        ex.shutdown(wait=False)
+        # interrupted (Ctrl-C, SIGTERM, cancel, a failure): stop the running workers now
+        ex.shutdown(wait=False, kill_workers=not finished)
 
 
 def _connect(scheduler):
@@ -263,36 +274,96 @@ def _connect(scheduler):
         raise SVMCoreError(f"could not connect to the Dask scheduler at {scheduler}: {exc}") from None
 
 
-def _run_dask(tasks, source, replicates, token, scheduler, on_done, cancel, retries: int) -> int:
+def _submit_dask(client, tasks, source, token, retries):
+    """Submit the preparation futures (one per replicate) and the tasks; (task futures, preps)."""
+    if source["kind"] == "split":
+        [base] = client.scatter([source["base"]], broadcast=True, hash=True)
+        preps = [client.submit(prepare_split, base, source["test_fraction"], seed, source["kernel"],
+                               key=f"study-{token}-prep-{r}", pure=True, retries=retries)
+                 for r, seed in enumerate(source["seeds"])]
+    else:
+        preps = [client.submit(prepare_simulation, source["name"], source["n"], seed,
+                               source["kernel"], source["test_n"], key=f"study-{token}-prep-{r}",
+                               pure=True, retries=retries)
+                 for r, seed in enumerate(source["seeds"])]
+    futs = [client.submit(t.fn, preps[t.replicate], *t.args, key=t.key, pure=True, retries=retries)
+            for t in tasks]
+    return futs, preps
+
+
+def _collect_dask(futs, on_done, cancel, stall_seconds: float) -> None:
+    """Hand each finished future to ``on_done``; ClusterFailed (one line) when a task fails, is
+    cancelled (the scheduler was lost) or nothing finishes for ``stall_seconds``. A future whose
+    worker was lost ("lost") waits for a worker to recompute it, within the same stall time."""
+    from concurrent.futures import CancelledError
+
+    from distributed import wait
+
+    pending, total, last = set(futs), len(futs), time.monotonic()
+    while pending:
+        waiting = [f for f in pending if f.status == "pending"]
+        if waiting:
+            try:
+                wait(waiting, timeout=1.0, return_when="FIRST_COMPLETED")
+            except TimeoutError:
+                pass
+            except CancelledError:       # the client lost its scheduler: every future cancelled
+                raise ClusterFailed(f"the Dask study stopped: the scheduler was lost; "
+                                    f"{total - len(pending)} of {total} tasks had finished; no "
+                                    "table was written") from None
+        else:
+            time.sleep(0.2)             # only lost tasks left: a returning worker recomputes them
+        for f in [f for f in pending if f.status in ("finished", "error", "cancelled")]:
+            if f.status != "finished":
+                why = "the scheduler was lost" if f.status == "cancelled" else "a task failed"
+                exc = f.exception(timeout=5) if f.status == "error" else None
+                what = f" ({type(exc).__name__}: {str(exc)[:160]})" if exc is not None else ""
+                raise ClusterFailed(f"the Dask study stopped: {why}{what}; "
+                                    f"{total - len(pending)} of {total} tasks had finished; "
+                                    "no table was written")
+            try:        # bounded: a result held only by a worker lost meanwhile is recomputed
+                res = f.result(timeout=min(stall_seconds, 5.0))
+            except TimeoutError:
+                continue
+            except CancelledError:
+                raise ClusterFailed(f"the Dask study stopped: the scheduler was lost; "
+                                    f"{total - len(pending)} of {total} tasks had finished; no "
+                                    "table was written") from None
+            pending.discard(f)
+            on_done(f.key, res)
+            last = time.monotonic()
+            if cancel is not None and cancel():
+                raise Cancelled()
+        if pending and time.monotonic() - last > stall_seconds:
+            raise ClusterFailed(f"the Dask study made no progress for {stall_seconds:.0f} s (every "
+                                f"worker lost?); {total - len(pending)} of {total} tasks had "
+                                "finished; no table was written")
+
+
+def _run_dask(tasks, source, replicates, token, scheduler, on_done, cancel, retries: int,
+              stall_seconds: float = DASK_STALL_SECONDS) -> int:
     """A Dask cluster: real data scattered once to every worker, each replicate's data one task
-    (a future the column tasks share), every task pure and keyed, so a lost one is recomputed."""
-    from distributed import as_completed
+    (a future the column tasks share), every task pure and keyed, so a lost one is recomputed.
+    Stops with one line (:class:`ClusterFailed`) when the cluster is lost or stalls."""
+    import contextlib
 
     client, own = _connect(scheduler)
+    futs = preps = []
     try:
-        if source["kind"] == "split":
-            [base] = client.scatter([source["base"]], broadcast=True, hash=True)
-            preps = [client.submit(prepare_split, base, source["test_fraction"], seed, source["kernel"],
-                                   key=f"study-{token}-prep-{r}", pure=True, retries=retries)
-                     for r, seed in enumerate(source["seeds"])]
-        else:
-            preps = [client.submit(prepare_simulation, source["name"], source["n"], seed,
-                                   source["kernel"], source["test_n"], key=f"study-{token}-prep-{r}",
-                                   pure=True, retries=retries)
-                     for r, seed in enumerate(source["seeds"])]
-        futs = [client.submit(t.fn, preps[t.replicate], *t.args, key=t.key, pure=True, retries=retries)
-                for t in tasks]
         try:
-            for fut, res in as_completed(futs, with_results=True):
-                on_done(fut.key, res)
-                if cancel is not None and cancel():
-                    raise Cancelled()
+            futs, preps = _submit_dask(client, tasks, source, token, retries)
+            _collect_dask(futs, on_done, cancel, stall_seconds)
+            return len(client.scheduler_info().get("workers", {}))
+        except (OSError, TimeoutError) as exc:  # the scheduler's connection broke
+            raise ClusterFailed(f"the Dask study stopped: the scheduler was lost "
+                                f"({type(exc).__name__}); no table was written") from None
         finally:
-            client.cancel(futs + preps)
-        return len(client.scheduler_info().get("workers", {}))
+            with contextlib.suppress(Exception):
+                client.cancel(futs + preps)
     finally:
         if own:
-            client.close()
+            with contextlib.suppress(Exception):
+                client.close(timeout=5)
 
 
 # ------------------------------------------------------------------ assembly
@@ -400,7 +471,8 @@ def _check(specs: list[RunSpec], prep: dict, real: bool) -> None:
 def run_study(spec: RunSpec, replicates: int, weightings: Sequence[Weighting] = (STANDARD,), *,
               data: Dataset | None = None, scheduler=None, n_jobs: int | None = 0,
               progress: Callable[[int, int], None] | None = None,
-              cancel: Callable[[], bool] | None = None, retries: int = 3) -> StudyResult:
+              cancel: Callable[[], bool] | None = None, retries: int = 3,
+              stall_seconds: float = DASK_STALL_SECONDS) -> StudyResult:
     """Run a replicate study.
 
     Parameters
@@ -415,6 +487,8 @@ def run_study(spec: RunSpec, replicates: int, weightings: Sequence[Weighting] = 
     progress : progress(tasks_done, tasks_total) after each finished task.
     cancel : polled after each finished task; True stops the study (:class:`~svmcore.grid.Cancelled`).
     retries : Dask retries of a task that raised (a lost worker's tasks are rescheduled anyway).
+    stall_seconds : a Dask study with no finished task for this long stops with
+        :class:`ClusterFailed` (every worker lost); so does a lost scheduler. Nothing is returned.
 
     Returns
     -------
@@ -424,6 +498,9 @@ def run_study(spec: RunSpec, replicates: int, weightings: Sequence[Weighting] = 
     t0 = time.perf_counter()
     if isinstance(replicates, bool) or not isinstance(replicates, (int, np.integer)) or replicates < 1:
         raise SVMCoreError(f"replicates must be a whole number ≥ 1, got {replicates!r}")
+    if replicates > MAX_REPLICATES:
+        raise SVMCoreError(f"replicates are limited to {MAX_REPLICATES} (svmcore.limits."
+                           f"MAX_REPLICATES); got {replicates}")
     weightings = tuple(weightings)
     names = [w.name for w in weightings]
     if not weightings or len(set(names)) != len(names):
@@ -445,12 +522,14 @@ def run_study(spec: RunSpec, replicates: int, weightings: Sequence[Weighting] = 
     def on_done(key, res):
         if key in results:          # a task delivered twice is counted once
             return
+        if not (isinstance(res, tuple) and len(res) == 2):   # never take an error for a result
+            raise ClusterFailed(f"study task {key} gave no result ({type(res).__name__})")
         results[key], busy[key] = res[0], res[1]
         if progress is not None:
             progress(len(results), len(tasks))
 
     backend, workers = _dispatch(tasks, source, first, int(replicates), token, scheduler, n_jobs,
-                                 on_done, cancel, retries)
+                                 on_done, cancel, (retries, stall_seconds))
     table = assemble(tasks, results, specs, weightings, user_criteria, seeds, real)
     wall = time.perf_counter() - t0
     timing = {"wall_seconds": wall, "task_seconds": float(sum(busy.values())), "tasks": len(tasks),
@@ -466,9 +545,9 @@ def _prepare(source: dict, r: int) -> dict:
     return prepare_simulation(source["name"], source["n"], seed, source["kernel"], source["test_n"])
 
 
-def _dispatch(tasks, source, first, replicates, token, scheduler, n_jobs, on_done, cancel, retries):
+def _dispatch(tasks, source, first, replicates, token, scheduler, n_jobs, on_done, cancel, dask_opts):
     if scheduler is not None:
-        return "dask", _run_dask(tasks, source, replicates, token, scheduler, on_done, cancel, retries)
+        return "dask", _run_dask(tasks, source, replicates, token, scheduler, on_done, cancel, *dask_opts)
     preps = [first] + [_prepare(source, r) for r in range(1, replicates)]
     jobs = 1 if n_jobs == 1 else clamp_jobs(n_jobs, len(tasks))
     if jobs == 1:

@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 import pandas as pd
 
 from ._validation import SVMCoreError
+from .limits import MAX_REPLICATES
+from .safeio import check_output, check_save_dir, write_csv
 from .study import NONSTANDARD, STANDARD, Weighting, run_study, summarize
 
 
@@ -48,10 +51,6 @@ def add_subcommand(subparsers) -> None:
     sh.add_argument("--out", metavar="table.csv", help="write the run's table as CSV")
     sh.add_argument("--rows", type=int, default=20, help="table rows to print (default 20)")
     rn.set_defaults(handler=run)
-
-
-#: most replicates of one study (each keeps its table rows in memory)
-MAX_REPLICATES = 10_000
 
 
 def weightings_from_args(args, spec) -> tuple[Weighting, ...]:
@@ -111,6 +110,9 @@ def _format_summary(table: pd.DataFrame) -> str:
 
 
 def cmd_study(args) -> int:
+    check_output(args.out)
+    if args.save:
+        check_save_dir(args.save)
     spec = spec_from_args(args)
     weightings = weightings_from_args(args, spec)
     last = [-1]
@@ -124,7 +126,7 @@ def cmd_study(args) -> int:
 
     res = run_study(spec, args.replicates, weightings, scheduler=args.scheduler,
                     n_jobs=args.jobs, progress=progress)
-    res.table.to_csv(args.out, index=False)
+    write_csv(args.out, res.table)
     t = res.timing
     print(f"{t['tasks']} tasks on {t['backend']} ({t['workers']} workers): {t['wall_seconds']:.2f} s "
           f"wall, {t['task_seconds']:.2f} task-seconds, {t['tasks_per_second']:.2f} tasks/s",
@@ -141,22 +143,28 @@ def cmd_study(args) -> int:
 
 
 def cmd_runs(args) -> int:
-    from .store import list_runs, load_run
+    from .store import load_run, scan_runs
 
     if args.runs_command == "list":
-        runs = list_runs(args.dir)
+        if not os.path.isdir(os.path.expanduser(args.dir)):
+            raise SVMCoreError(f"{args.dir} is not a folder of saved runs (no such folder)")
+        runs, damaged = scan_runs(args.dir)
         if runs.empty:
             print(f"no saved runs in {args.dir}")
         else:
             print(runs.drop(columns=["notes"]).to_string(index=False))
+        for folder, why in damaged:
+            print(f"damaged: {folder}: {why}", file=sys.stderr)
         return 0
+    if args.out:
+        check_output(args.out)          # refuses a path inside a saved run, the shown one included
     spec, table, meta = load_run(args.path)
     print(json.dumps({"spec": spec.to_dict(), "meta": meta}, indent=1, sort_keys=True, default=str))
     with pd.option_context("display.width", 200, "display.max_columns", 50):
         print(table.head(max(0, args.rows)).to_string(index=False))
     print(f"({len(table)} rows)")
     if args.out:
-        table.to_csv(args.out, index=False)
+        write_csv(args.out, table)
     return 0
 
 

@@ -102,3 +102,48 @@ class RateBook:
             return cls.from_records(json.loads(text)["records"])
         except (FileNotFoundError, KeyError, ValueError, TypeError):
             return cls()
+
+
+def estimate_seconds(spec, n: int) -> float | None:
+    """Estimated seconds of the sweep ``spec`` on ``n`` training rows, from the build machine's
+    measured rates (None for a family without measured rates).
+
+    Parameters
+    ----------
+    spec : RunSpec
+        A validated spec (its model, solver, criteria, CV folds and grid are used).
+    n : int
+        Training rows.
+
+    Returns
+    -------
+    float or None
+    """
+    if spec.model != "svm":
+        return None
+    from .families.svm.fit import choose_solver
+
+    solver = choose_solver(spec.solver, n)
+    return RateBook.baseline().estimate(solver, spec.criteria, n, spec.grid.size, spec.cv_folds)
+
+
+def confirm_long_work(seconds: float | None, yes: bool, stdin=None, stderr=None) -> None:
+    """Announce work estimated over ``limits.CONFIRM_SECONDS`` on stderr, before it starts.
+
+    On a terminal the work needs ``--yes`` (SVMCoreError otherwise); in a script (stdin not a
+    terminal) it runs on after the note.
+    """
+    import sys
+
+    from ._validation import SVMCoreError
+    from .limits import CONFIRM_SECONDS
+
+    if seconds is None or seconds <= CONFIRM_SECONDS:
+        return
+    stdin, stderr = stdin or sys.stdin, stderr or sys.stderr
+    text = f"about {seconds / 60:.0f} min" if seconds >= 120 else f"about {seconds:.0f} s"
+    print(f"note: this work is estimated at {text} (measured rates, svmcore/timing.py)",
+          file=stderr, flush=True)
+    if not yes and stdin is not None and stdin.isatty():
+        raise SVMCoreError(f"estimated {text} of work, over {CONFIRM_SECONDS:.0f} s: give --yes to "
+                           "run it, or shrink the grid, n or the criteria")

@@ -1,8 +1,9 @@
 """The command line: the columns and numbers it writes, and its error messages."""
+import io
 import json
-import subprocess
-import sys
+from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -17,8 +18,14 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def run(*args):
-    return subprocess.run([sys.executable, "-m", "svmcore", *args], capture_output=True, text=True,
-                          cwd=ROOT, timeout=300)
+    """``svmcore ARGS`` in this process (a subprocess adds only start-up time here; the genuine
+    subprocess tests are in test_signals.py)."""
+    from svmcore.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        code = main([str(a) for a in args])
+    return SimpleNamespace(returncode=code, stdout=out.getvalue(), stderr=err.getvalue())
 
 
 def test_sweep_columns_and_values(tmp_path):

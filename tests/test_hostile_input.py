@@ -1,9 +1,10 @@
 """Hostile and clumsy input: one ``error:`` line and exit code 2, quickly, never a traceback;
 the same validator (``svmcore.spec``) behind the CLI and the app's links."""
-import subprocess
-import sys
+import io
 import time
+from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from hypothesis import given, settings
@@ -19,9 +20,12 @@ BASE = ["sweep", "--dataset", "wahba2d", "--n", "30", "--out"]
 
 
 def cli(*args):
+    """``svmcore ARGS`` in this process: (result, seconds)."""
     t0 = time.perf_counter()
-    r = subprocess.run([sys.executable, "-m", "svmcore", *args], capture_output=True, text=True,
-                       cwd=ROOT, timeout=60)
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        code = main([str(a) for a in args])
+    r = SimpleNamespace(returncode=code, stdout=out.getvalue(), stderr=err.getvalue())
     return r, time.perf_counter() - t0
 
 

@@ -1,5 +1,6 @@
 """Saved runs and the bounded result cache (svmcore.store)."""
 import json
+import os
 import re
 from pathlib import Path
 
@@ -69,7 +70,7 @@ def test_list_runs_skips_broken(tmp_path):
 def test_load_run_damaged_table(tmp_path):
     path = save_run(tmp_path, "sweep", _spec(), _table(), {})
     (path / "table.parquet").write_bytes(b"PAR1 garbage")
-    with pytest.raises(SVMCoreError, match="unreadable"):
+    with pytest.raises(SVMCoreError, match="checksum"):
         load_run(path)
 
 
@@ -87,7 +88,9 @@ def test_cache_corrupt_is_a_miss_and_removed(tmp_path):
     (tmp_path / "k2.json").write_text("{not json")
     assert cache.get("k2") is None and not (tmp_path / "k2.parquet").exists()
     cache.put("k3", t, {})
-    (tmp_path / "k3.json").unlink()           # a partial entry
+    (tmp_path / "k3.json").unlink()           # a partial entry: a put in progress is left alone
+    assert cache.get("k3") is None and (tmp_path / "k3.parquet").exists()
+    os.utime(tmp_path / "k3.parquet", (1, 1))  # an old one is an interrupted put, removed
     assert cache.get("k3") is None and not (tmp_path / "k3.parquet").exists()
     with pytest.raises(SVMCoreError):
         cache.get("../escape")

@@ -55,6 +55,7 @@ import numpy as np
 import pandas as pd
 
 from .._validation import SVMCoreError
+from ..limits import MAX_CSV_BYTES, MAX_CSV_CELLS, MAX_CSV_COLUMNS, MAX_CSV_ROWS
 from .base import Dataset
 from .base import standardize as _standardize
 
@@ -148,30 +149,44 @@ def default_positive(values) -> str:
 
 # --------------------------------------------------------------------------- stage 1: read
 
+_TOO_BIG = (f"the file is larger than {MAX_CSV_BYTES // 2**20} MB, the most that is read "
+            "(svmcore.limits.MAX_CSV_BYTES)")
+
+
 def _raw_bytes(source) -> bytes | str:
-    if isinstance(source, (bytes, bytearray, memoryview)):
-        return bytes(source)
-    if isinstance(source, (str, os.PathLike)):
-        path = Path(source)
-        try:
-            if path.is_dir():
-                raise CSVLoadError(f"{_q(path)} is a folder, not a CSV file")
-            return path.read_bytes()
-        except CSVLoadError:
-            raise
-        except FileNotFoundError:
-            raise CSVLoadError(f"file not found: {_q(path)}") from None
-        except (OSError, ValueError) as exc:
-            raise CSVLoadError(f"cannot read {_q(path)}: {exc}") from None
+    """The source's content, read under the byte budget ``limits.MAX_CSV_BYTES``."""
+    from ..safeio import read_bounded
+
+    try:
+        if isinstance(source, (bytes, bytearray, memoryview)):
+            if len(source) > MAX_CSV_BYTES:
+                raise CSVLoadError(_TOO_BIG)
+            return bytes(source)
+        if isinstance(source, (str, os.PathLike)):
+            return read_bounded(source, MAX_CSV_BYTES, _q(Path(source)))
+    except CSVLoadError:
+        raise
+    except SVMCoreError as exc:
+        raise CSVLoadError(str(exc)) from None
+    return _read_file_object(source)
+
+
+def _read_file_object(source) -> bytes | str:
+    from ..safeio import read_bounded
+
     getvalue = getattr(source, "getvalue", None)
     read = getattr(source, "read", None)
     if getvalue is None and read is None:
         raise CSVLoadError(
             f"cannot read a CSV from a {type(source).__name__}; give a path, bytes or an open file")
     try:
-        data = getvalue() if getvalue is not None else read()
+        data = getvalue() if getvalue is not None else read_bounded(source, MAX_CSV_BYTES)
+    except SVMCoreError as exc:
+        raise CSVLoadError(str(exc)) from None
     except Exception as exc:  # noqa: BLE001 - any failure of a foreign reader is an input problem
         raise CSVLoadError(f"cannot read the uploaded file: {exc}") from None
+    if isinstance(data, (bytes, bytearray, memoryview, str)) and len(data) > MAX_CSV_BYTES:
+        raise CSVLoadError(_TOO_BIG)
     if isinstance(data, (bytes, bytearray, memoryview)):
         return bytes(data)
     if isinstance(data, str):
@@ -225,6 +240,20 @@ def _header_hint(names) -> str:
     return ""
 
 
+def _check_width(ncol: int) -> None:
+    if ncol > MAX_CSV_COLUMNS:
+        raise CSVLoadError(f"the file has {ncol} columns; at most {MAX_CSV_COLUMNS} are read "
+                           "(svmcore.limits.MAX_CSV_COLUMNS)")
+
+
+def _too_many_rows(ncol: int, max_rows: int) -> str:
+    cap = min(MAX_CSV_ROWS, MAX_CSV_CELLS // max(ncol, 1))
+    why = ("MAX_CSV_ROWS" if cap == MAX_CSV_ROWS else
+           f"MAX_CSV_CELLS = {MAX_CSV_CELLS:,} cells over {ncol} columns")
+    return (f"the file has more than {cap:,} data rows, the most that are read "
+            f"(svmcore.limits.{why})")
+
+
 def read_csv_table(source) -> pd.DataFrame:
     """Read a CSV file into a table of text cells, checking that it is a well-formed CSV.
 
@@ -250,6 +279,7 @@ def read_csv_table(source) -> pd.DataFrame:
     text = _decode(_raw_bytes(source))
     first = next(line for line in text.splitlines() if line.strip())
     delim = _delimiter(first)
+    max_rows = MAX_CSV_ROWS
     try:
         reader = csv.reader(io.StringIO(text, newline=""), delimiter=delim)
         header = None
@@ -264,9 +294,13 @@ def read_csv_table(source) -> pd.DataFrame:
             if header is None:
                 header = [c.strip() for c in rec]
                 header_line = start
+                _check_width(len(header))
+                max_rows = min(MAX_CSV_ROWS, MAX_CSV_CELLS // max(len(header), 1))
             else:
                 rows.append([c.strip() for c in rec])
                 lines.append(start)
+                if len(rows) > max_rows:
+                    raise CSVLoadError(_too_many_rows(len(header), max_rows))
             start = reader.line_num + 1
     except csv.Error as exc:
         hint = "; is a quote (\") left unclosed?" if "field limit" in str(exc) else ""
@@ -577,7 +611,7 @@ def dataset_from_table(df: pd.DataFrame, label, positive=None, p_column=None, fe
         except (TypeError, ValueError):
             raise CSVLoadError(f"max_rows must be a whole number, got {max_rows!r}") from None
         if n > max_rows:
-            what = f"{criteria_note} is" if criteria_note else "the chosen criteria are"
+            what = f"{criteria_note} is" if criteria_note else "the table is"
             raise CSVLoadError(f"{what} limited to {max_rows} rows; this file has {n}")
     if n < MIN_ROWS:
         raise CSVLoadError(f"the file has only {n} data row{'s' if n != 1 else ''}; "

@@ -1,8 +1,6 @@
 """Turn a ``DataSpec`` into training (and held-out) Datasets, checking sizes before any work."""
 from __future__ import annotations
 
-import os
-
 import numpy as np
 
 from numbers import Integral, Real
@@ -12,24 +10,36 @@ from ..spec import DATA_PARAMS, MAX_ROWS, MAX_TEST_ROWS, SEED, DataSpec, Interva
 from .base import Dataset
 from .simulations import SIMULATIONS, make_simulation
 
-#: largest CSV file read (bytes): checked before reading
-MAX_CSV_BYTES = 50 * 2**20
+from ..limits import MAX_CSV_BYTES, MIN_TEST_ROWS_PER_CLASS, MIN_TRAIN_ROWS_PER_CLASS  # noqa: F401
 #: smallest and largest fresh test sample drawn from a simulation
 MIN_TEST_ROWS = 10
 
 
 def stratified_split(y: np.ndarray, test_fraction: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """(train, test) row indices, each in file order: ``test_fraction`` of each class held out at
-    random (at least one row, and at least two left for training)."""
+    random (at least one row); refused when fewer than ``MIN_TRAIN_ROWS_PER_CLASS`` rows of a
+    class would be left for training."""
     rng = np.random.default_rng(seed)
     test = []
     for cls in (1.0, -1.0):
         idx = np.flatnonzero(y == cls)
-        k = min(max(int(round(test_fraction * len(idx))), 1), len(idx) - 2)
+        k = max(int(round(test_fraction * len(idx))), MIN_TEST_ROWS_PER_CLASS)
+        _check_split_counts(cls, len(idx), len(idx) - k, k, test_fraction)
         test.append(rng.choice(idx, size=k, replace=False))
     mask = np.zeros(len(y), bool)
     mask[np.concatenate(test)] = True
     return np.flatnonzero(~mask), np.flatnonzero(mask)
+
+
+def _check_split_counts(cls: float, total: int, train: int, test: int, test_fraction: float) -> None:
+    """Refuse a split that leaves a class too few training or test rows (``svmcore.limits``)."""
+    if train < MIN_TRAIN_ROWS_PER_CLASS or test < MIN_TEST_ROWS_PER_CLASS:
+        name = "A (+1)" if cls > 0 else "B (-1)"
+        raise SVMCoreError(
+            f"test fraction {test_fraction:g} leaves {train} training and {test} test rows of class "
+            f"{name} (it has {total}); at least {MIN_TRAIN_ROWS_PER_CLASS} training and "
+            f"{MIN_TEST_ROWS_PER_CLASS} test rows per class are needed: lower the test fraction "
+            "or give more data")
 
 
 def train_test_split(data: Dataset, test_fraction: float, seed: int = 0):
@@ -90,19 +100,16 @@ def _load_csv(ds: DataSpec, max_rows: int, table) -> Dataset:
     if table is None:
         if not ds.path:
             raise SVMCoreError("no CSV file given")
-        try:
-            size = os.path.getsize(ds.path)
-        except OSError as exc:
-            raise SVMCoreError(f"cannot read {ds.path}: {exc.strerror or exc}") from None
-        if size > MAX_CSV_BYTES:
-            raise SVMCoreError(f"{ds.path} has {size / 2**20:.0f} MB; at most "
-                               f"{MAX_CSV_BYTES // 2**20} MB are read")
-        table = read_csv_table(ds.path)
+        table = read_csv_table(ds.path)  # under the byte, row and column caps of svmcore.limits
     limit = max_rows if not ds.test_fraction else int(max_rows / (1 - ds.test_fraction))
+    if not ds.n_max and len(table) > limit:
+        held = f" after holding out {ds.test_fraction:g}" if ds.test_fraction else ""
+        raise SVMCoreError(f"{ds.name or 'the CSV file'} has {len(table)} data rows; a fit or sweep "
+                           f"trains on at most {max_rows} (svmcore.spec.MAX_ROWS){held}, so at most "
+                           f"{limit} rows are accepted")
     return dataset_from_table(table, ds.label, positive=ds.positive, p_column=ds.p_column,
                               features=list(ds.features) if ds.features else None,
-                              standardize=ds.standardize, name=ds.name or "uploaded",
-                              max_rows=None if ds.n_max else limit)
+                              standardize=ds.standardize, name=ds.name or "uploaded")
 
 
 def holdout_split(data: Dataset, test_fraction: float, seed: int) -> tuple[Dataset, Dataset]:
@@ -117,6 +124,9 @@ def holdout_split(data: Dataset, test_fraction: float, seed: int) -> tuple[Datas
     except ValueError as exc:
         raise SVMCoreError(f"cannot split {data.name!r} by class with test_fraction "
                            f"{test_fraction:g}: {exc}") from None
+    for cls in (1.0, -1.0):
+        _check_split_counts(cls, int(np.sum(data.y == cls)), int(np.sum(data.y[tr] == cls)),
+                            int(np.sum(data.y[te] == cls)), test_fraction)
     return data.subset(np.sort(tr)), data.subset(np.sort(te), data.name + " (test)")
 
 
@@ -141,7 +151,8 @@ def sample_and_test(*, dataset: str | None, path: str | None, label: str | None,
     else:
         if not label:
             raise SVMCoreError("--data needs --label COL (the column holding the classes)")
-        full = load_csv(path, label=label, positive=positive, max_rows=MAX_ROWS)
+        full = load_csv(path, label=label, positive=positive, max_rows=MAX_ROWS,
+                        criteria_note=f"a one-shot fit (svmcore.spec.MAX_ROWS = {MAX_ROWS})")
     return holdout_split(full, test_fraction, seed)
 
 

@@ -68,10 +68,13 @@ def test_saved_runs_page(tmp_path, monkeypatch):
                          "gacv": np.arange(9, dtype=float)})
     save_run(tmp_path, "study", spec, study, {"settings": {"replicates": 2}})
     save_run(tmp_path, "sweep", spec, grid, {})
-    monkeypatch.setenv("SVMAPP_RUNS", str(tmp_path))
+    (tmp_path / "damaged").mkdir()
+    monkeypatch.setenv("SVMAPP_RUNS_DIR", str(tmp_path))
     at = AppTest.from_file(str(ROOT / "app_pages/saved_runs.py"), default_timeout=60).run()
     assert not at.exception
     assert len(at.dataframe) >= 3                              # the list and two tables
+    assert not at.text_input                                   # no folder typed by a visitor
+    assert len(at.warning) == 1 and "damaged" in at.warning[0].value
     flat = [t for ts in _chart_types(at) for t in ts]
     assert "box" in flat and "heatmap" in flat
 

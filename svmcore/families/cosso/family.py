@@ -14,6 +14,7 @@ from numbers import Integral, Real
 import numpy as np
 
 from ..._validation import SVMCoreError, check_labels
+from ...limits import MAX_COSSO_COMPONENTS
 from ...params import Boolean, OneOf, Param
 from ...spec import MAX_ROWS, Interval, Options
 from ..base import Criterion, ModelFamily, Output
@@ -201,6 +202,10 @@ class CossoFamily(ModelFamily):
     def fit(self, spec, data) -> CossoResult:
         """The tuned fit for a validated RunSpec (options, costs and priors, CV settings)."""
         self.check(spec, data.n, int(np.sum(data.y > 0)), int(np.sum(data.y < 0)))
+        d, inter = data.X.shape[1], bool(spec.interactions)
+        if d + (d * (d - 1) // 2 if inter else 0) > MAX_COSSO_COMPONENTS:
+            raise SVMCoreError(f"{d} features{' with their interactions' if inter else ''} exceed "
+                               f"{MAX_COSSO_COMPONENTS} COSSO components (limits.MAX_COSSO_COMPONENTS)")
         solver = spec.solver
         return fit_cosso(data.X, data.y, p=data.p, interactions=bool(spec.option("interactions", False)),
                          tune=spec.option("tune"), n_M=int(spec.option("n_M", 20)),
