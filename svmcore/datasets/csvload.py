@@ -278,22 +278,29 @@ def read_csv_table(source) -> pd.DataFrame:
     """
     text = _decode(_raw_bytes(source))
     first = next(line for line in text.splitlines() if line.strip())
-    delim = _delimiter(first)
+    header, header_line, rows, lines = _records(text, _delimiter(first))
+    header, rows = _even_rows(header, header_line, rows, lines)
+    _check_header(header, header_line, rows)
+    df = pd.DataFrame(rows, columns=header, dtype=object)
+    # Stored as immutable bytes: pandas deep-copies ``attrs`` on every column access and
+    # compares them with ``==`` in concat, which a list (slow) or an array (ambiguous) spoils.
+    df.attrs[_LINES_ATTR] = np.asarray(lines, dtype=np.int64).tobytes()
+    return df
+
+
+def _records(text: str, delim: str) -> tuple[list[str], int, list[list[str]], list[int]]:
+    """(header, its line, data rows as stripped cells, each row's first line) of a CSV text,
+    under the row and cell caps; blank lines are skipped."""
     max_rows = MAX_CSV_ROWS
+    header, header_line, rows, lines, start = None, 0, [], [], 1
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delim)
     try:
-        reader = csv.reader(io.StringIO(text, newline=""), delimiter=delim)
-        header = None
-        header_line = 0
-        rows: list[list[str]] = []
-        lines: list[int] = []
-        start = 1
         for rec in reader:
             if not rec or all(not c.strip() for c in rec) and len(rec) <= 1:
                 start = reader.line_num + 1
                 continue
             if header is None:
-                header = [c.strip() for c in rec]
-                header_line = start
+                header, header_line = [c.strip() for c in rec], start
                 _check_width(len(header))
                 max_rows = min(MAX_CSV_ROWS, MAX_CSV_CELLS // max(len(header), 1))
             else:
@@ -306,35 +313,42 @@ def read_csv_table(source) -> pd.DataFrame:
         hint = "; is a quote (\") left unclosed?" if "field limit" in str(exc) else ""
         raise CSVLoadError(
             f"malformed CSV near line {reader.line_num} of the file: {exc}{hint}") from None
-
     if header is None:  # pragma: no cover - excluded by the empty check
         raise CSVLoadError("the file is empty")
+    return header, header_line, rows, lines
+
+
+def _even_rows(header, header_line, rows, lines):
+    """Every row as wide as the header: a trailing separator on the data lines but not the header
+    (or the reverse) is tolerated; any other width is refused naming the row and its line. A wholly
+    empty, unnamed column (from a trailing separator) is dropped."""
     ncol = len(header)
     for k, (row, line) in enumerate(zip(rows, lines), start=1):
-        if len(row) != ncol:
-            # A trailing separator on the data lines but not the header (or the reverse)
-            # gives one empty field too many (or too few): tolerated.
-            if len(row) == ncol - 1 and header[-1] == "":
-                row.append("")
-                continue
-            if not (len(row) == ncol + 1 and row[-1] == "" and header[-1] != ""):
-                hint = ""
-                if any("\n" in c or "\r" in c for c in row):
-                    hint = ("; a quoted field runs over several lines there: is a quote (\") "
-                            "left unclosed?")
-                raise CSVLoadError(
-                    f"data row {k} (line {line} of the file) has {len(row)} "
-                    f"field{'s' if len(row) != 1 else ''} but the header (line {header_line}) has "
-                    f"{ncol} column{'s' if ncol != 1 else ''}{hint}")
-            del row[-1]
-
-    # Drop a wholly empty, unnamed column (from a trailing separator).
+        if len(row) == ncol:
+            continue
+        if len(row) == ncol - 1 and header[-1] == "":
+            row.append("")
+            continue
+        if not (len(row) == ncol + 1 and row[-1] == "" and header[-1] != ""):
+            hint = ""
+            if any("\n" in c or "\r" in c for c in row):
+                hint = ("; a quoted field runs over several lines there: is a quote (\") "
+                        "left unclosed?")
+            raise CSVLoadError(
+                f"data row {k} (line {line} of the file) has {len(row)} "
+                f"field{'s' if len(row) != 1 else ''} but the header (line {header_line}) has "
+                f"{ncol} column{'s' if ncol != 1 else ''}{hint}")
+        del row[-1]
     keep = [j for j in range(ncol) if header[j] or any(r[j] for r in rows)]
     if len(keep) < ncol:
         header = [header[j] for j in keep]
         rows = [[r[j] for j in keep] for r in rows]
-        ncol = len(header)
-    if ncol == 0:
+    return header, rows
+
+
+def _check_header(header, header_line, rows) -> None:
+    """Columns present, each named once, and at least one data row."""
+    if not header:
         raise CSVLoadError("the file has no columns")
     for j, name in enumerate(header):
         if not name:
@@ -348,12 +362,6 @@ def read_csv_table(source) -> pd.DataFrame:
             f"every column needs its own name{_header_hint(header)}")
     if not rows:
         raise CSVLoadError(f"the file has a header line but no data rows{_header_hint(header)}")
-
-    df = pd.DataFrame(rows, columns=header, dtype=object)
-    # Stored as immutable bytes: pandas deep-copies ``attrs`` on every column access and
-    # compares them with ``==`` in concat, which a list (slow) or an array (ambiguous) spoils.
-    df.attrs[_LINES_ATTR] = np.asarray(lines, dtype=np.int64).tobytes()
-    return df
 
 
 # --------------------------------------------------------------------------- stage 2: convert
@@ -582,81 +590,15 @@ def dataset_from_table(df: pd.DataFrame, label, positive=None, p_column=None, fe
     CSVLoadError
         On any problem, naming the column, the row and the value.
     """
-    if not isinstance(df, pd.DataFrame):
-        raise CSVLoadError(f"expected a table (pandas DataFrame), got a {type(df).__name__}")
-    where = _Where(df)
-    cols = [str(c) for c in df.columns]
-    dups = [n for n, c in Counter(cols).items() if c > 1]
-    if dups:
-        raise CSVLoadError(f"duplicate column name(s): {_list(dups)}; every column needs its own name")
-    if df.columns.tolist() != cols:
-        df = df.set_axis(cols, axis=1)
-    n = len(df)
-    if n == 0:
-        raise CSVLoadError("the table has no data rows")
-
-    label = _check_column(df, label, "label")
-    if p_column is not None and not (isinstance(p_column, str) and not p_column.strip()):
-        p_column = _check_column(df, p_column, "probability")
-        if p_column == label:
-            raise CSVLoadError(f"column {_q(label)} cannot be both the label and the probability column")
-    else:
-        p_column = None
-
-    features = _feature_columns(df, cols, features, label, p_column)
-
-    if max_rows is not None:
-        try:
-            max_rows = int(max_rows)
-        except (TypeError, ValueError):
-            raise CSVLoadError(f"max_rows must be a whole number, got {max_rows!r}") from None
-        if n > max_rows:
-            what = f"{criteria_note} is" if criteria_note else "the table is"
-            raise CSVLoadError(f"{what} limited to {max_rows} rows; this file has {n}")
-    if n < MIN_ROWS:
-        raise CSVLoadError(f"the file has only {n} data row{'s' if n != 1 else ''}; "
-                           f"at least {MIN_ROWS} are needed")
-
-    # Classes.
-    labels = _class_labels(df, label, where)
-    classes = sorted(set(labels), key=lambda v: (v.lower(), v))
-    if len(classes) == 1:
-        raise CSVLoadError(f"only one class in label column {_q(label)}: every row has {_q(classes[0])}; "
-                           "two classes are needed")
-    if positive is None or (isinstance(positive, str) and not positive.strip()):
-        if len(classes) > 2:
-            raise CSVLoadError(
-                f"label column {_q(label)} has {len(classes)} classes ({_list(classes)}); choose the "
-                "positive class (class A); the others become class B")
-        pos = default_positive(classes)
-    else:
-        pos = _match_positive(positive, classes, label)
-    others = [c for c in classes if c != pos]
-    y = np.where(np.asarray(labels, dtype=object) == pos, 1.0, -1.0)
-
-    # Features.
-    X = np.empty((n, len(features)))
-    for j, f in enumerate(features):
-        X[:, j] = _numeric(df[f], f"column {_q(f)}", where)
-    with np.errstate(all="ignore"):
-        const = [f for j, f in enumerate(features) if np.ptp(X[:, j]) == 0]
-    if const:
-        raise CSVLoadError(f"constant feature column(s) {_list(const)}: every row has the same value; "
-                           "deselect or remove them")
-
-    p = None
-    if p_column is not None:
-        p = _numeric(df[p_column], f"probability column {_q(p_column)}", where)
-        bad = (p < 0) | (p > 1)
-        if bad.any():
-            i = int(np.flatnonzero(bad)[0])
-            raise CSVLoadError(f"probability column {_q(p_column)} must lie in [0, 1]; "
-                               f"{where(i)} has {_fmt_number(p[i])}")
-
+    df, label, p_column, features = _table_columns(df, label, p_column, features)
+    n, where = len(df), _Where(df)
+    _check_rows(n, max_rows, criteria_note)
+    y, pos, others = _two_classes(df, label, positive, where)
+    X = _feature_matrix(df, features, where)
+    p = _probabilities(df, p_column, where)
     center = scale = None
     if standardize:
         X, center, scale = _standardized(X, features)
-
     if class_names is None:
         neg = others[0] if len(others) == 1 else (
             "other (" + ", ".join(others[:3]) + (", ..." if len(others) > 3 else "") + ")")
@@ -672,6 +614,90 @@ def dataset_from_table(df: pd.DataFrame, label, positive=None, p_column=None, fe
         raise
     except (SVMCoreError, ValueError) as exc:  # pragma: no cover - the checks above come first
         raise CSVLoadError(str(exc)) from None
+
+
+def _table_columns(df, label, p_column, features):
+    """(table with text column names, label, probability column or None, feature columns): each
+    column present, named once and used for one thing."""
+    if not isinstance(df, pd.DataFrame):
+        raise CSVLoadError(f"expected a table (pandas DataFrame), got a {type(df).__name__}")
+    cols = [str(c) for c in df.columns]
+    dups = [n for n, c in Counter(cols).items() if c > 1]
+    if dups:
+        raise CSVLoadError(f"duplicate column name(s): {_list(dups)}; every column needs its own name")
+    if df.columns.tolist() != cols:
+        df = df.set_axis(cols, axis=1)
+    if len(df) == 0:
+        raise CSVLoadError("the table has no data rows")
+    label = _check_column(df, label, "label")
+    if p_column is not None and not (isinstance(p_column, str) and not p_column.strip()):
+        p_column = _check_column(df, p_column, "probability")
+        if p_column == label:
+            raise CSVLoadError(f"column {_q(label)} cannot be both the label and the probability column")
+    else:
+        p_column = None
+    return df, label, p_column, _feature_columns(df, cols, features, label, p_column)
+
+
+def _check_rows(n: int, max_rows, criteria_note) -> None:
+    """At least MIN_ROWS rows, and at most ``max_rows`` (what imposes it named)."""
+    if max_rows is not None:
+        try:
+            max_rows = int(max_rows)
+        except (TypeError, ValueError):
+            raise CSVLoadError(f"max_rows must be a whole number, got {max_rows!r}") from None
+        if n > max_rows:
+            what = f"{criteria_note} is" if criteria_note else "the table is"
+            raise CSVLoadError(f"{what} limited to {max_rows} rows; this file has {n}")
+    if n < MIN_ROWS:
+        raise CSVLoadError(f"the file has only {n} data row{'s' if n != 1 else ''}; "
+                           f"at least {MIN_ROWS} are needed")
+
+
+def _two_classes(df, label, positive, where):
+    """(y as ±1, the class-A label value, the other values): two classes or more with class A
+    chosen."""
+    labels = _class_labels(df, label, where)
+    classes = sorted(set(labels), key=lambda v: (v.lower(), v))
+    if len(classes) == 1:
+        raise CSVLoadError(f"only one class in label column {_q(label)}: every row has {_q(classes[0])}; "
+                           "two classes are needed")
+    if positive is None or (isinstance(positive, str) and not positive.strip()):
+        if len(classes) > 2:
+            raise CSVLoadError(
+                f"label column {_q(label)} has {len(classes)} classes ({_list(classes)}); choose the "
+                "positive class (class A); the others become class B")
+        pos = default_positive(classes)
+    else:
+        pos = _match_positive(positive, classes, label)
+    y = np.where(np.asarray(labels, dtype=object) == pos, 1.0, -1.0)
+    return y, pos, [c for c in classes if c != pos]
+
+
+def _feature_matrix(df, features, where) -> np.ndarray:
+    """The features as numbers, none constant."""
+    X = np.empty((len(df), len(features)))
+    for j, f in enumerate(features):
+        X[:, j] = _numeric(df[f], f"column {_q(f)}", where)
+    with np.errstate(all="ignore"):
+        const = [f for j, f in enumerate(features) if np.ptp(X[:, j]) == 0]
+    if const:
+        raise CSVLoadError(f"constant feature column(s) {_list(const)}: every row has the same value; "
+                           "deselect or remove them")
+    return X
+
+
+def _probabilities(df, p_column, where):
+    """The true P(A|x) column as numbers in [0, 1], or None."""
+    if p_column is None:
+        return None
+    p = _numeric(df[p_column], f"probability column {_q(p_column)}", where)
+    bad = (p < 0) | (p > 1)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise CSVLoadError(f"probability column {_q(p_column)} must lie in [0, 1]; "
+                           f"{where(i)} has {_fmt_number(p[i])}")
+    return p
 
 
 def load_csv(source, label, positive=None, p_column=None, features=None, standardize: bool = True,
