@@ -259,8 +259,10 @@ def _run_processes(tasks, preps, jobs, on_done, cancel) -> None:
     finally:
         for f in futs:
             f.cancel()
-        # interrupted (Ctrl-C, SIGTERM, cancel, a failure): stop the running workers now
-        ex.shutdown(wait=False, kill_workers=not finished)
+        if not finished:   # interrupted (Ctrl-C, SIGTERM, cancel, a failure): kill the workers
+            for proc in list(getattr(ex, "_processes", {}).values()):
+                proc.kill()     # else the exit would join workers busy with a long task
+        ex.shutdown(wait=not finished, kill_workers=not finished)
 
 
 def _connect(scheduler):
