@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -472,14 +473,60 @@ def spec_for(s: dict, has_truth: bool | None = None, fingerprint: str = "") -> R
     return codec.spec_from_values(spec_values_for(s, has_truth), fingerprint=fingerprint)
 
 
+_FLIGHTS: dict = {}
+_FLIGHTS_LOCK = threading.Lock()
+
+
+def _flight_key(spec: RunSpec, loaded: Loaded) -> str:
+    """The spec's key salted with the code and the training and test data's bytes."""
+    import hashlib
+
+    h = hashlib.sha256(spec.key(code_fingerprint()).encode())
+    for d in (loaded.train, loaded.test):
+        if d is not None:
+            h.update(np.ascontiguousarray(d.X).tobytes())
+            h.update(np.ascontiguousarray(d.y).tobytes())
+    return h.hexdigest()
+
+
 def run(s: dict, loaded: Loaded, progress=None, n_jobs: int | None = None, cancel=None):
     """Run the sweep the settings describe on loaded data (``svmcore.grid.run_grid``; σ columns
-    in parallel when that pays)."""
-    from svmcore.grid import run_grid
+    in parallel when that pays).
+
+    Single flight: identical sweeps requested at once by several sessions (the first minutes of a
+    class after a deploy) run once; the others wait for that result (polling their own cancel).
+    When the leading session cancels, a waiting one runs the sweep itself."""
+    from concurrent.futures import Future, TimeoutError as Pending
+
+    from svmcore.grid import Cancelled, run_grid
 
     spec = spec_for(s, loaded.train.has_truth)
-    return run_grid(spec, loaded.train, loaded.test, progress=progress, cancel=cancel,
-                    n_jobs=n_jobs)
+    key = _flight_key(spec, loaded)
+    with _FLIGHTS_LOCK:
+        fut = _FLIGHTS.get(key)
+        leader = fut is None
+        if leader:
+            fut = _FLIGHTS[key] = Future()
+    if not leader:
+        while True:
+            if cancel is not None and cancel():
+                raise Cancelled()
+            try:
+                return fut.result(timeout=0.2)
+            except Pending:
+                continue
+            except Cancelled:
+                return run(s, loaded, progress, n_jobs, cancel)
+    try:
+        res = run_grid(spec, loaded.train, loaded.test, progress=progress, cancel=cancel, n_jobs=n_jobs)
+        fut.set_result(res)
+        return res
+    except BaseException as exc:
+        fut.set_exception(exc)
+        raise
+    finally:
+        with _FLIGHTS_LOCK:
+            _FLIGHTS.pop(key, None)
 
 
 def nice_ranges(data: Dataset) -> tuple[str, str]:
