@@ -134,9 +134,16 @@ def cmd_sweep(args) -> int:
 def cmd_fit(args) -> int:
     from .datasets.load import load_data
 
+    if vars(args).get("criterion"):     # pick over the grid ranges and save the tuned model
+        if not args.out:
+            raise SVMCoreError("fit --criterion saves the tuned model: give --out model.json")
+        from . import model_cli
+        args.command = "tune"
+        return model_cli.run(args)
     spec = spec_from_args(args)
     if spec.grid.size != 1:
-        raise SVMCoreError("fit takes one value each: --log2-nlambda X --log2-sigma Y")
+        raise SVMCoreError("fit takes one value each: --log2-nlambda X --log2-sigma Y, or ranges "
+                           "with --criterion NAME to pick and save the tuned model")
     if args.out:
         check_output(args.out, inputs=[spec.data.path])
     train, _ = _step("loading the data", load_data, spec.data)
@@ -218,6 +225,9 @@ def build_parser() -> argparse.ArgumentParser:
     ft = sub.add_parser("fit", help="fit at one (λ, σ) and write JSON")
     add_spec_options(ft, sweepers, grid=("log2_nlambda", "log2_sigma"))
     ft.add_argument("--out", metavar="fit.json", help="output file (default: stdout)")
+    ft.add_argument("--criterion", help="pick (λ, σ) over the --log2-nlambda/--log2-sigma ranges by "
+                                        "this criterion, refit and save the model JSON to --out (the "
+                                        "same as `svmcore tune`)")
     handlers = {"datasets": cmd_datasets, "sweep": cmd_sweep, "fit": cmd_fit}
     for fam in all_families():
         if fam.single_run:

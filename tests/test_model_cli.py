@@ -71,3 +71,21 @@ def test_predict_refuses_to_overwrite_its_inputs_and_names_bad_values(csvs, caps
     assert "row 2, column 'a'" in capsys.readouterr().err
     assert main(["tune", "--dataset", "heart", "--criterion", "gckl", "--out", str(d / "z.json")]) == 2
     assert "criterion must be one of" in capsys.readouterr().err
+
+
+def test_fit_with_a_criterion_picks_and_saves_like_tune(tmp_path, capsys):
+    """`svmcore fit … --criterion gacv --out model.json` (the issue's spelling) writes the same
+    model as `svmcore tune`, and predict applies it."""
+    import json as _json
+
+    from svmcore.cli import main
+
+    args = ["--dataset", "wahba2d", "--n", "60", "--log2-nlambda=-6:2:2", "--log2-sigma=-1:1:1",
+            "--cost-b", "2", "--criterion", "gacv"]
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    assert main(["fit", *args, "--out", str(a)]) == 0
+    assert main(["tune", *args, "--out", str(b)]) == 0
+    da, db = _json.loads(a.read_text()), _json.loads(b.read_text())
+    assert da["estimator"] == db["estimator"] and da["card"] == db["card"]
+    assert main(["fit", *args]) == 2
+    assert "give --out model.json" in capsys.readouterr().err
