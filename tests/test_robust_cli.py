@@ -47,8 +47,7 @@ def no_work(monkeypatch):
         raise AssertionError("work started before the output was checked")
     monkeypatch.setattr(study_mod, "run_study", boom)
     monkeypatch.setattr("svmcore.study_cli.run_study", boom)
-    monkeypatch.setattr("svmcore.families.cosso.cli.load_train_test", boom)
-    monkeypatch.setattr("svmcore.families.usvc.cli._data", boom)
+    monkeypatch.setattr("svmcore.datasets.load.load_run_data", boom)   # cosso, usvc
 
 
 # ------------------------------------------------------------------ data loss
@@ -120,7 +119,7 @@ def test_huge_inputs_refused_by_every_command(tmp_path, capsys):
 def test_replicates_capped(tmp_path, capsys):
     code, _, err = run(capsys, "study", "--dataset", "wahba2d", "--n", "40", "--replicates", "100000",
                        *GRID, "--out", tmp_path / "s.csv")
-    assert code == 2 and f"limited to {MAX_REPLICATES}" in one_error(err)
+    assert code == 2 and f"between 1 and {MAX_REPLICATES}" in one_error(err)
 
 
 def test_cosso_interactions_capped(tmp_path, capsys):
@@ -131,10 +130,13 @@ def test_cosso_interactions_capped(tmp_path, capsys):
 
 
 # ------------------------------------------------------------------ silent nonsense, misleading messages
-def test_usvc_test_fraction_leaving_too_few_rows_is_refused(capsys):
+def test_usvc_test_fraction_leaving_too_few_rows_is_refused(tmp_path, capsys):
     code, _, err = run(capsys, "usvc", "--dataset", "heart", "--test-fraction", "0.99")
-    msg = one_error(err)
-    assert code == 2 and f"at least {MIN_TRAIN_ROWS_PER_CLASS} training" in msg
+    assert code == 2 and "test_fraction must be in [0, 0.5)" in one_error(err)   # the table's range
+    small = tmp_path / "small.csv"                   # 12 rows, 6 per class: 0.45 leaves 3 per class
+    small.write_text("a,b,label\n" + "".join(f"{i},{(i * 7) % 5},{'x' if i % 2 else 'y'}\n" for i in range(12)))
+    code, _, err = run(capsys, "usvc", "--data", small, "--label", "label", "--test-fraction", "0.45")
+    assert code == 2 and f"at least {MIN_TRAIN_ROWS_PER_CLASS} training" in one_error(err)
 
 
 def test_study_unknown_dataset_names_the_choices(tmp_path, capsys):

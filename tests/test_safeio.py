@@ -162,8 +162,10 @@ def test_write_text_replaces(tmp_path):
 
 
 # ------------------------------------------------------------------ byte budget
+# peak RSS of this process's own memory (VmHWM, kB): getrusage's ru_maxrss would carry the forking
+# pytest process's peak across exec on Linux, whatever the child itself used
 _MEASURE = textwrap.dedent("""
-    import resource, sys, time
+    import re, sys, time
     from svmcore.datasets.csvload import CSVLoadError, read_csv_table
     t = time.perf_counter()
     try:
@@ -171,7 +173,8 @@ _MEASURE = textwrap.dedent("""
         print("read")
     except CSVLoadError as exc:
         print("refused:", exc)
-    print(time.perf_counter() - t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+    hwm = re.search(r"VmHWM:\\s+(\\d+) kB", open("/proc/self/status").read()).group(1)
+    print(time.perf_counter() - t, hwm)
 """)
 
 
