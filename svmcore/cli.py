@@ -276,4 +276,12 @@ def main_exit() -> None:
     from .signals import stop_on_sigterm
 
     stop_on_sigterm()
-    raise SystemExit(main())
+    code = main()
+    if code == 130:
+        # interrupted: the outputs were left untouched (atomic writes) and the workers killed; end
+        # now, without the interpreter's exit handlers, which could wait forever joining a worker
+        # pool's threads whose workers died mid-task (a study's loky executor)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    raise SystemExit(code)

@@ -260,9 +260,18 @@ def _run_processes(tasks, preps, jobs, on_done, cancel) -> None:
         for f in futs:
             f.cancel()
         if not finished:   # interrupted (Ctrl-C, SIGTERM, cancel, a failure): kill the workers
-            for proc in list(getattr(ex, "_processes", {}).values()):
-                proc.kill()     # else the exit would join workers busy with a long task
+            _kill_workers(ex)   # else the exit would join workers busy with a long task
         ex.shutdown(wait=not finished, kill_workers=not finished)
+
+
+def _kill_workers(ex) -> None:
+    """Kill a loky executor's worker processes, each that is still there: the interrupt that
+    brought us here must propagate, not a worker that ended or was closed meanwhile."""
+    for proc in list(getattr(ex, "_processes", {}).values()):
+        try:
+            proc.kill()
+        except (ValueError, OSError, AttributeError):   # closed, already gone
+            pass
 
 
 def _connect(scheduler):
