@@ -202,28 +202,24 @@ class OneOf:
     def check(self, name: str, value) -> Any:
         if value is None and None in self.options:
             return None
-        errors = []
-        for c in self.options:
-            if c is None:
-                continue
-            try:
-                return c.check(name, value)
-            except SVMCoreError as exc:
-                errors.append(str(exc))
-        raise SVMCoreError(self._message(name, value, errors))
+        return self._first(name, value, "check")
 
     def parse(self, name: str, text: str) -> Any:
         if None in self.options and str(text).strip().lower() in _NONE:
             return None
+        return self._first(name, text, "parse")
+
+    def _first(self, name: str, value, method: str) -> Any:
+        """The first constraint that accepts ``value`` (by its ``check`` or ``parse``)."""
         errors = []
         for c in self.options:
             if c is None:
                 continue
             try:
-                return c.parse(name, text)
+                return getattr(c, method)(name, value)
             except SVMCoreError as exc:
                 errors.append(str(exc))
-        raise SVMCoreError(self._message(name, text, errors))
+        raise SVMCoreError(self._message(name, value, errors))
 
     def _message(self, name, value, errors) -> str:
         return f"{name} must be {self.describe()}, got {value!r}" if len(errors) != 1 else errors[0]
