@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import threading
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -473,10 +472,6 @@ def spec_for(s: dict, has_truth: bool | None = None, fingerprint: str = "") -> R
     return codec.spec_from_values(spec_values_for(s, has_truth), fingerprint=fingerprint)
 
 
-_FLIGHTS: dict = {}
-_FLIGHTS_LOCK = threading.Lock()
-
-
 def _flight_key(spec: RunSpec, loaded: Loaded) -> str:
     """The spec's key salted with the code and the training and test data's bytes."""
     import hashlib
@@ -496,37 +491,14 @@ def run(s: dict, loaded: Loaded, progress=None, n_jobs: int | None = None, cance
     Single flight: identical sweeps requested at once by several sessions (the first minutes of a
     class after a deploy) run once; the others wait for that result (polling their own cancel).
     When the leading session cancels, a waiting one runs the sweep itself."""
-    from concurrent.futures import Future, TimeoutError as Pending
-
+    from svmcore.flight import single_flight
     from svmcore.grid import Cancelled, run_grid
 
     spec = spec_for(s, loaded.train.has_truth)
-    key = _flight_key(spec, loaded)
-    with _FLIGHTS_LOCK:
-        fut = _FLIGHTS.get(key)
-        leader = fut is None
-        if leader:
-            fut = _FLIGHTS[key] = Future()
-    if not leader:
-        while True:
-            if cancel is not None and cancel():
-                raise Cancelled()
-            try:
-                return fut.result(timeout=0.2)
-            except Pending:
-                continue
-            except Cancelled:
-                return run(s, loaded, progress, n_jobs, cancel)
-    try:
-        res = run_grid(spec, loaded.train, loaded.test, progress=progress, cancel=cancel, n_jobs=n_jobs)
-        fut.set_result(res)
-        return res
-    except BaseException as exc:
-        fut.set_exception(exc)
-        raise
-    finally:
-        with _FLIGHTS_LOCK:
-            _FLIGHTS.pop(key, None)
+    return single_flight(("sweep", _flight_key(spec, loaded)),
+                         lambda: run_grid(spec, loaded.train, loaded.test, progress=progress,
+                                          cancel=cancel, n_jobs=n_jobs),
+                         cancel=cancel, retry_on=(Cancelled,))
 
 
 def nice_ranges(data: Dataset) -> tuple[str, str]:

@@ -23,12 +23,10 @@ import math
 import os
 import re
 import shutil
-import threading
 import time
 import uuid
 from datetime import datetime, timezone
 from pathlib import Path
-from concurrent.futures import Future
 from typing import Any, Callable, Mapping
 
 import numpy as np
@@ -36,6 +34,7 @@ import pandas as pd
 
 from ._validation import SVMCoreError
 from .safeio import atomic_folder
+from .flight import single_flight
 from .spec import RunSpec, spec_from_dict
 
 #: 2: spec.json carries the table's sha256 and the run's key; folders are written atomically
@@ -47,8 +46,6 @@ _KEY = re.compile(r"^[A-Za-z0-9_-]{1,80}$")
 _TMP_AGE_S = 3600.0
 #: half an entry older than this is an interrupted put, not one in progress
 _PARTIAL_AGE_S = 60
-_FLIGHTS: dict[tuple[str, str], Future] = {}
-_FLIGHTS_LOCK = threading.Lock()
 
 
 def _mtime(p: Path) -> int:
@@ -408,25 +405,13 @@ class ResultCache:
         hit = self.get(key)
         if hit is not None:
             return hit
-        flight = (str(self.root.resolve()), key)
-        with _FLIGHTS_LOCK:
-            fut = _FLIGHTS.get(flight)
-            leader = fut is None
-            if leader:
-                fut = _FLIGHTS[flight] = Future()
-        if not leader:
-            return fut.result()
-        try:
+
+        def compute_and_store():
             table, meta = compute()
             self.put(key, table, meta)
-            fut.set_result((table, dict(meta or {})))
-        except BaseException as exc:
-            fut.set_exception(exc)
-            raise
-        finally:
-            with _FLIGHTS_LOCK:
-                _FLIGHTS.pop(flight, None)
-        return fut.result()
+            return table, dict(meta or {})
+
+        return single_flight(("cache", str(self.root.resolve()), key), compute_and_store)
 
     def entries(self) -> list[tuple[str, int, int]]:
         """(key, bytes, last use in ns) of complete entries, least recently used first."""

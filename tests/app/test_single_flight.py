@@ -5,6 +5,7 @@ import time
 import numpy as np
 
 from svmapp import settings as S
+from svmcore.flight import in_flight
 
 
 def test_eight_identical_sweeps_at_once_run_one(monkeypatch):
@@ -30,7 +31,7 @@ def test_eight_identical_sweeps_at_once_run_one(monkeypatch):
     for t in threads:
         t.start()
     deadline = time.monotonic() + 10
-    while not S._FLIGHTS and time.monotonic() < deadline:
+    while not in_flight() and time.monotonic() < deadline:
         time.sleep(0.01)
     time.sleep(0.3)                    # the other seven find the leader's flight and wait
     gate.set()
@@ -41,4 +42,4 @@ def test_eight_identical_sweeps_at_once_run_one(monkeypatch):
     # the shared result is the sweep itself: against a fresh, independent run
     fresh = real(S.spec_for(s, loaded.train.has_truth), loaded.train, loaded.test, n_jobs=1)
     np.testing.assert_allclose(out[0].table["gacv"], fresh.table["gacv"], rtol=1e-12)
-    assert S._FLIGHTS == {}
+    assert in_flight() == 0
