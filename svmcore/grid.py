@@ -233,11 +233,11 @@ def column_rows(specs, data: Dataset, test: Dataset | None, dist, log2_sigma: fl
     return out
 
 
-def _columns_task(spec, data, test, weights, dist, log2_sigma, log2_nl):
+def _columns_task(spec, data, test, dist, log2_sigma, log2_nl):
     return column_rows([spec], data, test, dist, log2_sigma, log2_nl)[0]
 
 
-def _run_columns(spec, data, test, weights, sqdist, tasks, n_jobs, progress, cancel):
+def _run_columns(spec, data, test, sqdist, tasks, n_jobs, progress, cancel):
     """Rows of each (log2_sigma, log2_nlambda values) task, in task order; progress(done, total)
     after each task."""
     out: dict[int, list] = {}
@@ -247,7 +247,7 @@ def _run_columns(spec, data, test, weights, sqdist, tasks, n_jobs, progress, can
         for k, (ls, l2) in enumerate(tasks):
             if cancel is not None and cancel():
                 raise Cancelled()
-            out[k] = _columns_task(spec, data, test, weights, sqdist, ls, l2)
+            out[k] = _columns_task(spec, data, test, sqdist, ls, l2)
             if progress:
                 progress(k + 1, total)
     else:
@@ -257,7 +257,7 @@ def _run_columns(spec, data, test, weights, sqdist, tasks, n_jobs, progress, can
 
         with parallel_config(backend="loky", initializer=exit_with_parent):  # workers end with us
             par = Parallel(n_jobs=jobs, return_as="generator_unordered")
-        gen = par(delayed(_indexed)(k, spec, data, test, weights, sqdist, ls, l2)
+        gen = par(delayed(_indexed)(k, spec, data, test, sqdist, ls, l2)
                   for k, (ls, l2) in enumerate(tasks))
         for i, (k, rows) in enumerate(gen):
             out[k] = rows
@@ -313,7 +313,7 @@ def run_grid(spec: RunSpec, data: Dataset, test: Dataset | None = None, *,
     tasks = [(float(ls), lam_ax.values()) for ls in sig_ax.values()]
     if progress:
         progress(0, len(tasks))
-    rows = _run_columns(spec, data, test, weights, sqdist, tasks, n_jobs, progress, cancel)
+    rows = _run_columns(spec, data, test, sqdist, tasks, n_jobs, progress, cancel)
     notes: list[str] = []
     if spec.extend_grid:
         rows, spec = _extend(spec, data, test, weights, sqdist, rows, n_jobs, progress, cancel, notes)
@@ -392,7 +392,7 @@ def _extend(spec, data, test, weights, sqdist, rows, n_jobs, progress, cancel, n
         if grown.size > MAX_GRID_POINTS:
             notes.append(f"the grid stopped growing at {spec.grid.size} points (cap {MAX_GRID_POINTS})")
             return rows, spec
-        rows = rows + _new_points(spec, grown, data, test, weights, sqdist, n_jobs, progress, cancel)
+        rows = rows + _new_points(spec, grown, data, test, sqdist, n_jobs, progress, cancel)
         spec = spec.with_grid(grown)
     return rows, spec
 
@@ -420,7 +420,7 @@ def _grown_grid(grid: GridSpec, edges: set) -> GridSpec | None:
     return GridSpec(new_lam, new_sig)
 
 
-def _new_points(spec, grown, data, test, weights, sqdist, n_jobs, progress, cancel):
+def _new_points(spec, grown, data, test, sqdist, n_jobs, progress, cancel):
     """Rows of the grid points in ``grown`` that ``spec.grid`` lacks (new λ in old columns,
     whole new σ columns)."""
     old_l, old_s = set(spec.grid.log2_nlambda.values()), set(spec.grid.log2_sigma.values())
@@ -433,7 +433,7 @@ def _new_points(spec, grown, data, test, weights, sqdist, n_jobs, progress, canc
                 tasks.append((float(ls), new_l))
         else:
             tasks.append((float(ls), all_l))
-    return _run_columns(spec.with_grid(grown), data, test, weights, sqdist, tasks, n_jobs, progress,
+    return _run_columns(spec.with_grid(grown), data, test, sqdist, tasks, n_jobs, progress,
                         cancel)
 
 

@@ -8,10 +8,9 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import expit
 
-from ..grid import run_grid
 from ..kernels import Kernel
 from ._base import BinaryKernelClassifier, _make_spec, axis_text, seed_of
-from .svc import KERNELS, best_params
+from .svc import KERNELS, sweep_pick_refit
 
 #: criterion name → (the logistic family's criterion, its table column)
 LOGISTIC_CRITERIA = {"gacv": ("gacv", "gacv"), "rangacv": ("rangacv", "rangacv"),
@@ -79,19 +78,7 @@ class TunedKernelLogistic(BinaryKernelClassifier):
         X, ypm = self._encode(X, y)
         spec = self._spec(X.shape[0])
         data = self._dataset(X, ypm)
-        res = run_grid(spec, data, n_jobs=1 if self.n_jobs is None else self.n_jobs)
-        column = LOGISTIC_CRITERIA[self.criterion][1]
-        pick = res.pick(column)
-        if pick is None:
-            raise ValueError(f"no usable grid point for {column}: every fit failed")
-        row = res.table.iloc[pick.row]
-        l2n, l2s = float(row["log2_nlambda"]), float(row["log2_sigma"])
-        fit = res.spec.family.fit_at(res.spec, data, l2n, l2s)
-        self.surface_ = res.table
-        self.best_index_ = int(pick.row)
-        self.best_score_ = float(row[column])
-        self.best_params_ = best_params(l2n, l2s)
-        self.notes_ = list(res.notes) + ([f"{column}: pick on the {pick.edge}"] if pick.edge else [])
+        _, fit = sweep_pick_refit(self, spec, data, LOGISTIC_CRITERIA[self.criterion][1])
         self.X_train_, self.coef_ = fit.X_train, np.asarray(fit.c, float)
         self.intercept_ = np.array([float(fit.b)])
         self.sigma_, self.lambda_ = float(fit.sigma), float(fit.lam)

@@ -129,19 +129,7 @@ class TunedSVC(BinaryKernelClassifier):
         fa, fb = self._class_weight_factors(ypm, sample_weight)
         spec = self._spec(X.shape[0], fa, fb)
         data = self._dataset(X, ypm)
-        res = run_grid(spec, data, n_jobs=1 if self.n_jobs is None else self.n_jobs)
-        column = SVM_CRITERIA[self.criterion][1]
-        pick = res.pick(column)
-        if pick is None:
-            raise ValueError(f"no usable grid point for {column}: every fit failed or was flagged")
-        row = res.table.iloc[pick.row]
-        l2n, l2s = float(row["log2_nlambda"]), float(row["log2_sigma"])
-        fit = res.spec.family.fit_at(res.spec, data, l2n, l2s)
-        self.surface_ = res.table
-        self.best_index_ = int(pick.row)
-        self.best_score_ = float(row[column])
-        self.best_params_ = best_params(l2n, l2s, self.kernel)
-        self.notes_ = list(res.notes) + ([f"{column}: pick on the {pick.edge}"] if pick.edge else [])
+        res, fit = sweep_pick_refit(self, spec, data, SVM_CRITERIA[self.criterion][1])
         self.weights_ = res.weights.as_dict()
         self.n_train_ = int(X.shape[0])
         self._set_fit(fit, X)
@@ -188,6 +176,25 @@ class TunedSVC(BinaryKernelClassifier):
                 "class weights L": {"L(+1)": self.weights_["L_pos"], "L(-1)": self.weights_["L_neg"]},
                 "n_train": self.n_train_, "n_support": int(len(self.support_)),
                 "notes": "; ".join(self.notes_) or "none"}
+
+
+def sweep_pick_refit(est, spec, data, column: str):
+    """The estimators' fit: sweep ``spec``'s grid on ``data`` (``run_grid``), pick by ``column``
+    (the family's pick rule), refit there (the family's ``fit_at``). Sets ``surface_``,
+    ``best_index_``, ``best_score_``, ``best_params_`` and ``notes_`` on ``est``; returns
+    (GridResult, fit)."""
+    res = run_grid(spec, data, n_jobs=1 if est.n_jobs is None else est.n_jobs)
+    pick = res.pick(column)
+    if pick is None:
+        raise ValueError(f"no usable grid point for {column}: every fit failed or was flagged")
+    row = res.table.iloc[pick.row]
+    l2n, l2s = float(row["log2_nlambda"]), float(row["log2_sigma"])
+    est.surface_ = res.table
+    est.best_index_ = int(pick.row)
+    est.best_score_ = float(row[column])
+    est.best_params_ = best_params(l2n, l2s, est.kernel)
+    est.notes_ = list(res.notes) + ([f"{column}: pick on the {pick.edge}"] if pick.edge else [])
+    return res, res.spec.family.fit_at(res.spec, data, l2n, l2s)
 
 
 def best_params(log2_nlambda: float, log2_sigma: float, kernel: str = "gaussian") -> dict:
