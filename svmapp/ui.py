@@ -862,6 +862,9 @@ def use_this_model(result, data, selected) -> None:
     if not choices or result.spec.model != "svm":
         return
     with st.expander("Use this model (Python, JSON)"):
+        # drawn on request: the code block's highlighter costs the first view ~0.4 s of browser time
+        if not st.toggle("show the code", key="use_model_show"):
+            return
         choice = st.selectbox("model", choices, key="use_model", format_func=lambda c: c if c ==
                               "clicked point" else f"{label(c)}'s pick")
         if choice == "clicked point":

@@ -259,6 +259,8 @@ def test_use_this_model_rebuilds_the_clicked_model():
     at = new_app({**TINY, "cost_b": "2", "sel": "-4,0", "kernel": "laplacian"})
     at.run()
     no_exception(at)
+    assert not [c for c in at.code if "TunedSVC" in c.value]    # drawn only on request
+    at.toggle(key="use_model_show").set_value(True).run()
     code = [c.value for c in at.code if "TunedSVC" in c.value]
     assert len(code) == 1 and "laplacian_kernel" in code[0]
     data = S.load_data(at.session_state["applied"]).train
