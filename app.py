@@ -55,12 +55,13 @@ if page.title in SIDEBAR_PAGES:
     ui.auto_run()
 ui.run_if_requested(force_default=page.title in RESULT_PAGES)
 _T1 = time.perf_counter()
+if page.title in SIDEBAR_PAGES:
+    ui.sidebar()
 try:
-    page.run()           # the page's figures stream before the sidebar's widgets (time to first view)
+    page.run()
 finally:                 # drawn even when the page stops early (st.stop)
     _T2 = time.perf_counter()
     if page.title in SIDEBAR_PAGES:
-        ui.sidebar()
         ui.sync_query()  # the other pages' links are their own
 if os.environ.get("SVMAPP_TIMING"):
     print(f"[svmapp] run {_T1 - _T0:.2f}s page {_T2 - _T1:.2f}s sidebar {time.perf_counter() - _T2:.2f}s", flush=True)
