@@ -7,6 +7,10 @@ out, the decision figure among them). Then ``--clicks`` clicks on distinct grid 
 panel: the seconds from the click until the decision panel's legend names the clicked point (the
 fit at that point included). Targets (issue 22): first view ≤ 2 s warm, ≤ 5 s cold; click ≤ 0.5 s.
 
+``--floor`` first times, the same way, a bare Streamlit page holding one small Plotly chart (the
+framework's own cost on this machine: its scripts, the websocket, plotly.js), so the app's figures
+can be read against it.
+
     PYTHONPATH=. python bench/first_view.py --visits 5 --clicks 6
 """
 from __future__ import annotations
@@ -56,73 +60,122 @@ def clicks(page, k: int) -> list[float]:
     return times
 
 
+BARE_APP = """import plotly.graph_objects as go
+import streamlit as st
+st.set_page_config(layout="wide")
+st.plotly_chart(go.Figure(go.Scatter(x=[1, 2, 3], y=[1, 3, 2])), theme=None)
+"""
+BARE_READY = ("() => { const g = Array.from(document.querySelectorAll('.js-plotly-plot'));"
+              " return g.length >= 1 && g.every(x => x._fullLayout); }")
+
+
+def start_server(script: str, cwd, env=None):
+    """``streamlit run script`` on a free port; (process, url) once its health check answers."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", script, "--server.port", str(port),
+                             "--server.headless", "true", "--server.address", "127.0.0.1"],
+                            cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            env={**os.environ, **(env or {})})
+    url = f"http://127.0.0.1:{port}/"
+    for _ in range(200):
+        try:
+            urllib.request.urlopen(url + "_stcore/health", timeout=2)
+            break
+        except OSError:
+            time.sleep(0.3)
+    return proc, url
+
+
+def visits(browser, url: str, ready: str, k: int, width: int) -> tuple[list[float], list[float]]:
+    """Seconds to ``ready`` for k fresh pages, then for k pages of one context (HTTP cache warm)."""
+    fresh = []
+    for _ in range(k):
+        page = browser.new_page(viewport={"width": width, "height": 900})
+        t0 = time.perf_counter()
+        page.goto(url)
+        page.wait_for_function(ready, timeout=60_000)
+        fresh.append(time.perf_counter() - t0)
+        page.close()
+    # the same visits in one browser context: plotly.js and the app's scripts come from the
+    # HTTP cache (served immutable), as for a returning visitor
+    ctx = browser.new_context(viewport={"width": width, "height": 900})
+    ctx.new_page().goto(url)
+    cached = []
+    for _ in range(k):
+        page = ctx.new_page()
+        t0 = time.perf_counter()
+        page.goto(url)
+        page.wait_for_function(ready, timeout=60_000)
+        cached.append(time.perf_counter() - t0)
+        page.close()
+    ctx.close()
+    return fresh, cached
+
+
+def floor(browser, k: int, width: int) -> None:
+    """The bare page's times (``BARE_APP``)."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        Path(tmp, "bare.py").write_text(BARE_APP)
+        proc, url = start_server("bare.py", tmp)
+        try:
+            page = browser.new_page()
+            page.goto(url)
+            page.wait_for_function(BARE_READY, timeout=60_000)
+            page.close()
+            fresh, cached = visits(browser, url, BARE_READY, k, width)
+        finally:
+            proc.terminate()
+            proc.wait(10)
+    print(f"floor, a bare Streamlit page with one Plotly chart: median {statistics.median(fresh):.2f} s "
+          f"fresh, {statistics.median(cached):.2f} s browser-cache warm")
+
+
+def report(times, cached, click_times) -> None:
+    print("warm visits: " + ", ".join(f"{t:.2f}" for t in times) + " s")
+    print(f"median {statistics.median(times):.2f} s, max {max(times):.2f} s on {os.cpu_count()} cores")
+    print("warm visits, browser cache warm: " + ", ".join(f"{t:.2f}" for t in cached) + " s")
+    print(f"median {statistics.median(cached):.2f} s, max {max(cached):.2f} s")
+    print(f"load average at the end: {os.getloadavg()[0]:.1f}")
+    if click_times:
+        print("clicks (click → decision panel with the point's curve): "
+              + ", ".join(f"{t:.2f}" for t in click_times) + " s")
+        print(f"click median {statistics.median(click_times):.2f} s, max {max(click_times):.2f} s")
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--visits", type=int, default=5)
     ap.add_argument("--clicks", type=int, default=6)
     ap.add_argument("--width", type=int, default=1400)
+    ap.add_argument("--floor", action="store_true", help="first time a bare Streamlit + Plotly page")
     args = ap.parse_args(argv)
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-                             "--server.headless", "true", "--server.address", "127.0.0.1"],
-                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            env={**os.environ, "SVMAPP_CACHE": "off"})
-    url = f"http://127.0.0.1:{port}/"
-    try:
-        for _ in range(200):
-            try:
-                urllib.request.urlopen(url + "_stcore/health", timeout=2)
-                break
-            except OSError:
-                time.sleep(0.3)
-        with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
+        if args.floor:
+            floor(browser, args.visits, args.width)
+        proc, url = start_server("app.py", ROOT, {"SVMAPP_CACHE": "off"})
+        try:
             page = browser.new_page(viewport={"width": args.width, "height": 900})
             t0 = time.perf_counter()
             page.goto(url)
             page.wait_for_function(READY, timeout=180_000)
             print(f"cold (the default sweep runs): {time.perf_counter() - t0:.2f} s")
             page.close()
-            times = []
-            for _ in range(args.visits):
-                page = browser.new_page(viewport={"width": args.width, "height": 900})
-                t0 = time.perf_counter()
-                page.goto(url)
-                page.wait_for_function(READY, timeout=60_000)
-                times.append(time.perf_counter() - t0)
-                page.close()
-            # the same visits in one browser context: plotly.js and the app's scripts come from the
-            # HTTP cache (served immutable), as for a returning visitor
-            ctx = browser.new_context(viewport={"width": args.width, "height": 900})
-            ctx.new_page().goto(url)
-            cached = []
-            for _ in range(args.visits):
-                page = ctx.new_page()
-                t0 = time.perf_counter()
-                page.goto(url)
-                page.wait_for_function(READY, timeout=60_000)
-                cached.append(time.perf_counter() - t0)
-                page.close()
-            page = ctx.new_page()
+            times, cached = visits(browser, url, READY, args.visits, args.width)
+            page = browser.new_context(viewport={"width": args.width, "height": 900}).new_page()
             page.goto(url)
             page.wait_for_function(READY, timeout=60_000)
             page.wait_for_timeout(1000)
             click_times = clicks(page, args.clicks)
             browser.close()
-        print("warm visits: " + ", ".join(f"{t:.2f}" for t in times) + " s")
-        print(f"median {statistics.median(times):.2f} s, max {max(times):.2f} s on {os.cpu_count()} cores")
-        print("warm visits, browser cache warm: " + ", ".join(f"{t:.2f}" for t in cached) + " s")
-        print(f"median {statistics.median(cached):.2f} s, max {max(cached):.2f} s")
-        print(f"load average at the end: {os.getloadavg()[0]:.1f}")
-        if click_times:
-            print("clicks (click → decision panel with the point's curve): "
-                  + ", ".join(f"{t:.2f}" for t in click_times) + " s")
-            print(f"click median {statistics.median(click_times):.2f} s, max {max(click_times):.2f} s")
-    finally:
-        proc.terminate()
-        proc.wait(10)
+        finally:
+            proc.terminate()
+            proc.wait(10)
+    report(times, cached, click_times)
 
 
 if __name__ == "__main__":
