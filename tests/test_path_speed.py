@@ -159,3 +159,24 @@ def test_cost_b_default_view_costs_like_the_standard_one():
     t45, r45 = _cpu(lambda: sweep(data, grid, cost_b=4.5, extend_grid=True))
     assert r45.table["log2_nlambda"].min() <= -28        # the grid did grow
     assert t45 <= 3 * t1, (t45, t1)
+
+
+def test_a_start_libsvm_cannot_finish_is_repaired_not_taken_from_cvxopt():
+    """At a large λ LIBSVM's exact finish can miss the tolerance (n = 1600, σ = 2^-2, log2 nλ = 8:
+    5e-8). The start is then repaired by the working-set QP from LIBSVM's answer, not replaced by
+    cvxopt's interior-point one: from that inexact start the app's default grid took 177 s at this
+    σ (20,843 zero-length events, answers with KKT residuals up to 3e-4). Checked against scikit-
+    learn's SVC (LIBSVM at tol 1e-11) on the same Gram matrix."""
+    from sklearn.svm import SVC
+
+    n = 1600
+    data = make_wahba2d(n, 0)
+    K = gaussian_gram(data.X, sigma=0.25)
+    lams = 2.0 ** np.array([8.0, 6.0, 4.0]) / n
+    sols = solve_path(K, data.y, np.ones(n), lams)
+    info = sols[0].info
+    assert info["start"] == "libsvm" and info["fallbacks"] == 0 and info["events"] < 50
+    for sol in sols:
+        assert sol.kkt_residual <= 1e-8
+        svc = SVC(C=1.0 / (2 * n * sol.lam), kernel="precomputed", tol=1e-11).fit(K, data.y)
+        np.testing.assert_allclose(sol.f, svc.decision_function(K), atol=1e-6)

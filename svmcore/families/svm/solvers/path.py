@@ -495,13 +495,21 @@ class _Path:
 
 
 def _start(K, y, upper, lam, kkt_tol):
-    """An exact solution at the largest λ: LIBSVM finished exactly, else cvxopt."""
+    """An exact solution at the largest λ: LIBSVM finished exactly; else a working-set QP from
+    LIBSVM's answer (``solve_working_set``, certified by the KKT check on all points); else cvxopt.
+
+    An inexact start costs far more than the repair: from cvxopt's interior-point answer (n = 1600,
+    σ = 2^-2, log2 nλ = 8, where LIBSVM's finish missed at 5e-8) the path met 20,843 zero-length
+    events and took 177 s; repaired by the working set (0.04 s, residual 2e-14) it takes seconds."""
     from .libsvm import solve_libsvm
 
     try:
         sol = solve_libsvm(K, y, upper, lam, tol=1e-5)    # finish_dual makes it exact
         if sol.polished and sol.kkt_residual <= kkt_tol:
             return sol, False
+        ws = solve_working_set(K, y, upper, lam, sol.alpha, sol.b, tol=kkt_tol, blas_threads=None)
+        if ws is not None and ws.kkt_residual <= kkt_tol:
+            return ws, False
     except Exception:                                            # noqa: BLE001
         pass
     return solve_cvxopt(K, y, upper, lam), True
