@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ._validation import SVMCoreError
+from .cancel import Cancelled, cancellable
 from .datasets.base import Dataset
 from .families.base import Column
 from .kernels import KERNELS
@@ -23,10 +24,6 @@ from .spec import (LOG2_NLAMBDA_LIMITS, LOG2_SIGMA_LIMITS, MAX_GRID_POINTS, Axis
                    RunSpec, clamp_jobs, make_spec)
 
 BASE_COLUMNS = ["log2_sigma", "log2_nlambda", "sigma", "lambda"]
-
-
-class Cancelled(Exception):
-    """Raised inside ``run_grid`` when its ``cancel`` callback returns True."""
 
 
 # ------------------------------------------------------------------ picks
@@ -247,7 +244,8 @@ def _run_columns(spec, data, test, sqdist, tasks, n_jobs, progress, cancel):
         for k, (ls, l2) in enumerate(tasks):
             if cancel is not None and cancel():
                 raise Cancelled()
-            out[k] = _columns_task(spec, data, test, sqdist, ls, l2)
+            with cancellable(cancel):        # the solvers poll it inside a long column too
+                out[k] = _columns_task(spec, data, test, sqdist, ls, l2)
             if progress:
                 progress(k + 1, total)
     else:
@@ -259,12 +257,15 @@ def _run_columns(spec, data, test, sqdist, tasks, n_jobs, progress, cancel):
             par = Parallel(n_jobs=jobs, return_as="generator_unordered")
         gen = par(delayed(_indexed)(k, spec, data, test, sqdist, ls, l2)
                   for k, (ls, l2) in enumerate(tasks))
-        for i, (k, rows) in enumerate(gen):
-            out[k] = rows
-            if progress:
-                progress(i + 1, total)
-            if cancel is not None and cancel():
-                raise Cancelled()
+        try:
+            for i, (k, rows) in enumerate(gen):
+                out[k] = rows
+                if progress:
+                    progress(i + 1, total)
+                if cancel is not None and cancel():
+                    raise Cancelled()
+        finally:
+            gen.close()      # unfinished (a cancel, a failure): joblib kills the busy workers
     return [r for k in range(len(tasks)) for r in out[k]]
 
 

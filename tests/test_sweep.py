@@ -139,3 +139,29 @@ def test_auto_jobs_parallel_only_when_it_pays(monkeypatch):
     assert auto_jobs(100, 13, False) == 1
     monkeypatch.setattr("os.cpu_count", lambda: None)
     assert auto_jobs(5000, 13) == 1
+
+
+@pytest.mark.parametrize("solver", ["path", "cvxopt"])
+def test_cancel_is_polled_inside_a_column(monkeypatch, solver):
+    """A long σ column stops at the cancel, not at its end: the path polls it every CHECK_EVERY
+    events and pointwise solvers between λ (svmcore.cancel); nothing of the column is returned."""
+    from svmcore import cancel as cancel_mod
+    from svmcore.grid import Cancelled
+
+    d = make_wahba2d(60, seed=1)
+    polls, where = [], []
+
+    def cancel():
+        import traceback
+        polls.append(1)
+        where.append([f.name for f in traceback.extract_stack()])
+        return len(polls) >= 2                 # the runner's poll, then the solver's first
+
+    done = []
+    with pytest.raises(Cancelled):
+        sweep(d, GridSpec.parse("-12:0:2", "0:0:1"), solver=solver, cancel=cancel,
+              progress=lambda a, b: done.append(a))
+    assert done == [0]                          # no column finished
+    inside = "_solve_path" if solver == "path" else "solve_lambdas"
+    assert inside not in where[0] and inside in where[1]
+    assert cancel_mod._CALLBACK.get() is None   # the callback does not outlive the sweep

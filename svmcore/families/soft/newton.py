@@ -50,6 +50,8 @@ from scipy.linalg import LinAlgError, cho_solve, cholesky, eigh
 from scipy.linalg.blas import dsyrk
 from scipy.special import expit
 
+from ...cancel import check as check_cancel
+
 #: the fit is called saturated when every |y_i − p̂_i| is below this: f separates the classes and
 #: grows without bound as λ → 0 (at log2(nλ) = −40, the smallest allowed, |f| is only ~25 on a
 #: well-separated toy set, so a stricter 1e-12 would never fire on the grid)
@@ -263,6 +265,7 @@ def iter_path(basis: KernelBasis, y01: np.ndarray, lams: Sequence[float], **kw):
     lams = [float(v) for v in lams]
     sol = None
     for k in sorted(range(len(lams)), key=lambda i: -lams[i]):
+        check_cancel()                 # a sweep's cancel, between λ (not caught below)
         try:
             z0 = None if sol is None else predictor(sol, lams[k])
             sol = newton_logistic(basis, y01, lams[k], z0=z0, **kw)

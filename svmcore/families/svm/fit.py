@@ -7,6 +7,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from ..._validation import SVMCoreError, check_lambda, check_labels, check_matrix
+from ...cancel import check as check_cancel
 from ...kernels import Kernel, kernel_radius
 from .solvers._common import DualSolution
 from ...weights import ClassWeights, standard_weights
@@ -131,6 +132,7 @@ def solve_lambdas(K, y, upper, lams: Sequence[float], solver: str = "auto") -> l
         raise SVMCoreError(f"unknown solver {solver!r}; use one of {available_solvers()}")
     out = []
     for lam in lams:
+        check_cancel()                     # a sweep's cancel, between pointwise fits
         try:
             out.append(reg[solver](K, y, upper, lam))
         except Exception as exc:  # one failed grid point must not stop the sweep

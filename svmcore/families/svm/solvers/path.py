@@ -64,6 +64,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ....cancel import CHECK_EVERY
+from ....cancel import check as check_cancel
 from ._common import (BOUND_RTOL, DualSolution, finish_dual, intercept_from_bounds, kkt_residual,
                       rounding_floor)
 from .elbow import ExplicitInverse, SchurInverse
@@ -581,6 +583,8 @@ def _solve_path(K, y, upper, lams, kkt_tol, fallback, start, max_events, dep_tol
         try:
             if run.total_events > run.max_events:
                 raise PathError("too many events")
+            if run.total_events % CHECK_EVERY == 0:
+                check_cancel()                    # a sweep's cancel, inside a long column
             seg = _next_event(run.path, run.y, run.upper)
             if _answer_segment(run, seg):
                 continue                          # a repair moved the state: new segment
