@@ -147,11 +147,11 @@ def test_study_unknown_dataset_names_the_choices(tmp_path, capsys):
 
 
 def test_csv_over_the_row_cap_names_the_sweeps_cap(tmp_path, capsys):
-    big = _csv(tmp_path / "rows.csv", n=6000)
+    big = _csv(tmp_path / "rows.csv", n=10_500)
     code, _, err = run(capsys, "sweep", "--data", big, "--label", "label", *GRID,
                        "--out", tmp_path / "o.csv")
     msg = one_error(err)
-    assert code == 2 and "MAX_ROWS" in msg and "6000" in msg and "criteria" not in msg
+    assert code == 2 and "MAX_ROWS" in msg and "10500" in msg and "10000" in msg and "criteria" not in msg
 
 
 def test_one_row_class_with_test_fraction(tmp_path, capsys):
