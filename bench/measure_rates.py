@@ -1,49 +1,86 @@
-"""Measure seconds per grid point of the SVM sweep on this machine, per solver, workload and n.
+"""Measure the SVM sweep's cost on this machine, per solver, workload and n (``svmcore.timing``).
 
-Writes ``svmcore/data/rates.json``, the app's starting point for time estimates
-(``svmcore.timing.RateBook``); the app then adds every sweep it runs. wahba2d, one process, a
-5 × 2 grid spanning the app's default range (log2 nλ −20…8, log2 σ −1…1).
+Writes ``svmcore/data/rates.json``, the app's and the CLI's starting point for time estimates
+(``svmcore.timing.RateBook``); the app then adds every sweep it runs. wahba2d, one process.
+
+* path: seconds per σ column, on the app's default grid (log2 nλ −20…8 step 2, log2 σ −3…3 step 1);
+* cvxopt and LIBSVM: seconds per grid point at each log2 nλ of −20…8 step 4 (one λ at a time,
+  log2 σ −2…2 step 1: five columns, so that the run's fixed cost is spread as in a real grid),
+  since their work grows steeply as λ falls. Exact LOO with them is measured at n = 100 only
+  (``--loo-ns``; LIBSVM's LOO at n = 200 and log2 nλ = −20 takes minutes a point).
+
+``--keep path`` keeps the path's records of the existing file and measures the others.
 
     OMP_NUM_THREADS=1 PYTHONPATH=. python bench/measure_rates.py
 """
 from __future__ import annotations
 
 import argparse
+import json
 import time
 from pathlib import Path
 
 from svmcore.datasets.simulations import make_simulation
 from svmcore.grid import run_grid
 from svmcore.spec import DataSpec, make_spec
-from svmcore.timing import RateBook, workload
+from svmcore.timing import COLUMN_SOLVERS, RateBook, workload
 
 OUT = Path(__file__).resolve().parents[1] / "svmcore" / "data" / "rates.json"
 WORKLOADS = {"insample": ["gacv", "xa", "brxa", "sure", "gckl", "misclass", "brmisclass", "obs"],
              "cv5": ["gacv", "cv"], "loo": ["gacv", "loo"]}
+#: the grids measured: the path's (one run) and the pointwise solvers' λ values (one run each)
+PATH_GRID = ("-20:8:2", "-3:3:1")
+POINT_LAMBDAS = range(-20, 9, 4)
+POINT_SIGMA = "-2:2:1"
+
+
+def timed(solver, crit, n, lam, sig):
+    """Seconds of one sweep and the run's result (one process, no growth)."""
+    data = make_simulation("wahba2d", n=n, seed=0)
+    spec = make_spec("svm", data=DataSpec("simulation", "wahba2d", n=n, seed=0), log2_nlambda=lam,
+                     log2_sigma=sig, criteria=crit, solver=solver, extend_grid=False)
+    t0 = time.perf_counter()
+    res = run_grid(spec, data, n_jobs=1)
+    return time.perf_counter() - t0, res, spec
+
+
+def measure(book, solver, crit, n) -> float:
+    """Record one solver × workload × n; returns the seconds it took."""
+    if solver in COLUMN_SOLVERS:
+        sec, res, spec = timed(solver, crit, n, *PATH_GRID)
+        cols = spec.grid.log2_sigma.count
+        book.add(solver, workload(crit), n, cols, sec, per="column")
+        print(f"{solver:7s} {workload(crit):9s} n={n:5d}: {sec:7.2f} s, {sec / cols:.4f} s/column", flush=True)
+        return sec
+    total = 0.0
+    for l2 in POINT_LAMBDAS:
+        sec, res, _ = timed(solver, crit, n, f"{l2}:{l2}:1", POINT_SIGMA)
+        book.add(solver, workload(crit), n, len(res.table), sec, log2_nlambda=l2)
+        print(f"{solver:7s} {workload(crit):9s} n={n:5d} log2nλ={l2:4d}: {sec / len(res.table):.4f} s/point",
+              flush=True)
+        total += sec
+    return total
 
 
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--ns", default="100,200,400")
+    ap.add_argument("--ns", default="100,200,400,800,1600")
     ap.add_argument("--solvers", default="path,cvxopt,libsvm")
     ap.add_argument("--budget", type=float, default=60.0, help="skip larger n once one run takes longer")
+    ap.add_argument("--loo-ns", default="100", help="n of the pointwise solvers' exact-LOO rates")
+    ap.add_argument("--keep", default="", help="solvers whose records in --out are kept as they are")
     ap.add_argument("--out", default=str(OUT))
     args = ap.parse_args(argv)
     book = RateBook()
-    for solver in args.solvers.split(","):
+    keep = [v for v in args.keep.split(",") if v]
+    if keep:
+        old = RateBook.from_records(json.loads(Path(args.out).read_text())["records"])
+        book.records = [r for r in old.records if r["solver"] in keep]
+    for solver in (v for v in args.solvers.split(",") if v not in keep):
         for name, crit in WORKLOADS.items():
-            for n in map(int, args.ns.split(",")):
-                data = make_simulation("wahba2d", n=n, seed=0)
-                spec = make_spec("svm", data=DataSpec("simulation", "wahba2d", n=n, seed=0),
-                                 log2_nlambda="-20:8:2", log2_sigma="-1:1:2", criteria=crit,
-                                 solver=solver, extend_grid=False)
-                t0 = time.perf_counter()
-                res = run_grid(spec, data, n_jobs=1)
-                sec = time.perf_counter() - t0
-                book.add(solver, workload(crit), n, len(res.table), sec)
-                print(f"{solver:7s} {name:9s} n={n:4d}: {sec:7.2f} s, {sec / len(res.table):.4f} s/point",
-                      flush=True)
-                if sec > args.budget:
+            pointwise_loo = name == "loo" and solver not in COLUMN_SOLVERS
+            for n in map(int, (args.loo_ns if pointwise_loo else args.ns).split(",")):
+                if measure(book, solver, crit, n) > args.budget:
                     break
     Path(args.out).write_text(book.to_json() + "\n")
     print(f"wrote {args.out}")

@@ -11,9 +11,11 @@ For each n it prints, measured in the same process:
   peak resident memory (``ru_maxrss``) with the size of one Gram matrix.
 
 The solver is called below the spec (no MAX_ROWS). Run with OPENBLAS_NUM_THREADS=1 for the
-one-core figure.
+one-core figure. ``--jobs 2`` also times the σ columns on two worker processes (loky, as the
+sweep runner does): each worker builds its own column's Gram matrix from X, so at most one n×n
+matrix per worker is alive, and each reports its own peak resident memory.
 
-Usage: python bench/scale.py [--sizes 500,2000,5000] [--big] [--seed 0] [--verbose]
+Usage: python bench/scale.py [--sizes 500,2000,5000] [--big] [--seed 0] [--verbose] [--jobs 2]
        (--big adds n = 10,000)
 """
 from __future__ import annotations
@@ -66,12 +68,33 @@ def path_grid(X, y, verbose=False):
     return time.perf_counter() - t, events, worst
 
 
+def _column(X, y, log2_sigma):
+    """One σ column in a worker: (events, largest KKT residual, the worker's peak RSS in MiB)."""
+    n = len(y)
+    K = gaussian_gram(X, sigma=2.0 ** log2_sigma)
+    sols = solve_path(K, y, np.ones(n), 2.0 ** LOG2_NLAM / n)
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return sols[0].info["events"], max(s.kkt_residual for s in sols), rss
+
+
+def parallel_grid(X, y, jobs):
+    """Seconds for the paper grid with the σ columns on ``jobs`` worker processes, the events, the
+    largest KKT residual and the largest worker's peak RSS (MiB)."""
+    from joblib import Parallel, delayed
+
+    t = time.perf_counter()
+    out = Parallel(n_jobs=jobs)(delayed(_column)(X, y, ls) for ls in LOG2_SIGMA)
+    sec = time.perf_counter() - t
+    return sec, sum(o[0] for o in out), max(o[1] for o in out), max(o[2] for o in out)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="500,2000,5000")
     ap.add_argument("--big", action="store_true", help="also n = 10,000")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--verbose", action="store_true", help="print each σ column's progress")
+    ap.add_argument("--jobs", type=int, default=1, help="also time the columns on this many workers")
     args = ap.parse_args(argv)
     sizes = [int(v) for v in args.sizes.split(",") if v] + ([10_000] if args.big else [])
     cells = LOG2_NLAM.size * LOG2_SIGMA.size
@@ -84,6 +107,10 @@ def main(argv=None):
         rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         print(f"{n:6d} {t:9.2f} {cells * lib:14.2f} {t / (cells * lib):7.2f} {events:8d} "
               f"{worst:9.2e} {rss:13.0f} {8 * n * n / 2**20:9.0f}", flush=True)
+        if args.jobs > 1:
+            tp, ev, w, wrss = parallel_grid(data.X, data.y, args.jobs)
+            print(f"{'':6s} {tp:9.2f} {'':14s} {tp / (cells * lib):7.2f} {ev:8d} {w:9.2e} "
+                  f"{wrss:13.0f}   ({args.jobs} workers; peak RSS of the largest worker)", flush=True)
 
 
 if __name__ == "__main__":

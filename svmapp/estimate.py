@@ -1,9 +1,11 @@
 """How long the sweep that the settings describe will take, before it runs.
 
-Seconds per grid point are measured, not modelled: ``svmcore.timing.RateBook`` starts from the
-rates measured on the build machine (``bench/measure_rates.py``) and this server adds every sweep it
-finishes, keyed by solver, workload (in-sample, k-fold CV, exact LOO) and n. The rough model of
-``svmcore.views.estimate_seconds`` is used only for a solver that was never measured.
+The seconds are measured, not modelled: ``svmcore.timing.RateBook`` starts from the rates measured
+on the build machine (``bench/measure_rates.py``: the path per σ column, pointwise solvers per point
+at each λ) and this server adds every sweep it finishes, keyed by solver, workload (in-sample,
+k-fold CV, exact LOO) and n. With grid growth on, one growth step toward small λ is priced: the
+estimate is the midpoint between no growth and that step, and ``most`` includes it whole
+(``svmcore.timing.sweep_estimate``).
 """
 from __future__ import annotations
 
@@ -42,14 +44,13 @@ def training_rows(s: dict, upload_table=None) -> int:
 
 
 def estimates(s: dict, upload_table=None, upload_error: str | None = None) -> dict:
-    """Grid size, n, and estimated seconds (total, CV extra, LOO extra) of the settings, from the
-    measured rates (``svmcore.timing``); ``problem`` holds the validator's message when the
-    settings are not valid."""
-    from svmcore.families.svm.fit import choose_solver
-    from svmcore.timing import workload
-    from svmcore.views import estimate_seconds
+    """Grid size, n, and estimated seconds (total; most, with one growth step; CV and LOO extras) of
+    the settings, from the measured rates (``svmcore.timing.sweep_estimate``); ``problem`` holds the
+    validator's message when the settings are not valid."""
+    from svmcore.timing import sweep_estimate
 
-    out = {"points": 0, "n": 0, "total": None, "cv": None, "loo": None, "source": "", "problem": ""}
+    out = {"points": 0, "n": 0, "total": None, "most": None, "cv": None, "loo": None, "source": "",
+           "problem": ""}
     if s["source"] == "upload" and (upload_table is None or upload_error):
         out["problem"] = "upload a readable CSV file first"
         return out
@@ -64,42 +65,42 @@ def estimates(s: dict, upload_table=None, upload_error: str | None = None) -> di
             return out
     try:
         # the validator needs some fingerprint for an upload; the real one (the bytes' hash) is for the key
-        S.spec_for(s, None, "upload" if s["source"] == "upload" else "")
+        spec = S.spec_for(s, None, "upload" if s["source"] == "upload" else "")
         out["points"] = S.grid_for(s).size
         out["n"] = training_rows(s, upload_table)
     except Exception as exc:
         out["problem"] = str(exc)
         return out
-    n, pts, k = max(out["n"], 2), out["points"], int(s["cv_folds"])
-    solver = choose_solver(s.get("solver", "auto"), n)
-    book = rate_book()
-    ins = book.seconds_per_point(solver, "insample", n)
-    cvr = book.seconds_per_point(solver, workload(["cv"], k), n)
-    cv5 = book.seconds_per_point(solver, "cv5", n)
-    if cvr is None and ins is not None and cv5 is not None:
-        cvr = ins + (cv5 - ins) * k / 5
-    loor = book.seconds_per_point(solver, "loo", n)
-    if ins is None:         # never measured for this solver: the rough model
-        base = estimate_seconds(n, pts, 1, [])
-        out.update(cv=estimate_seconds(n, pts, 1, ["cv"], k) - base,
-                   loo=estimate_seconds(n, pts, 1, ["loo"]) - base, source=f"rough model for {solver}")
-    else:
-        base = ins * pts
-        out.update(cv=None if cvr is None else max(cvr - ins, 0.0) * pts,
-                   loo=None if loor is None else max(loor - ins, 0.0) * pts,
-                   source=f"measured rates of the {solver} solver")
-    total = base
-    for part in ("cv", "loo"):
-        if part in s["criteria"]:
-            total = None if total is None or out[part] is None else total + out[part]
-    out["total"] = total
+    n = max(out["n"], 2)
+    est = sweep_estimate(spec, n, rate_book())
+    # CV's and LOO's extras are shown beside their checkboxes whether or not they are ticked
+    every = sweep_estimate(_replace(spec, criteria=tuple(dict.fromkeys(tuple(spec.criteria) + ("cv", "loo")))),
+                           n, rate_book())
+    if every is not None:
+        out.update(cv=every.cv, loo=every.loo, source=f"measured rates of the {every.solver} solver")
+    if est is not None:
+        out.update(total=est.total, most=est.most, source=f"measured rates of the {est.solver} solver")
     return out
 
 
-def record_rate(result, n: int) -> None:
-    """Add a finished sweep to the shared rate book (so estimates follow this machine)."""
-    from svmcore.families.svm.fit import choose_solver
-    from svmcore.timing import workload
+def _replace(spec, **kw):
+    from dataclasses import replace
+    return replace(spec, **kw)
 
-    rate_book().add(choose_solver(result.spec.solver, n),
-                    workload(result.spec.criteria, result.spec.cv_folds), n, len(result.table), result.seconds)
+
+def record_rate(result, n: int) -> None:
+    """Add a finished sweep's requested grid to the shared rate book (so estimates follow this
+    machine): the path per σ column, other solvers per point (``svmcore.timing``). A sweep whose
+    grid grew is not recorded (its time covers more than the grid it asked for)."""
+    from svmcore.families.svm.fit import choose_solver
+    from svmcore.timing import COLUMN_SOLVERS, workload
+
+    if result.spec.model != "svm" or len(result.table) != result.spec.grid.size:
+        return
+    solver = choose_solver(result.spec.solver, n)
+    work = workload(result.spec.criteria, result.spec.cv_folds)
+    if solver in COLUMN_SOLVERS:
+        rate_book().add(solver, work, n, result.spec.grid.log2_sigma.count, result.seconds, per="column")
+    elif result.spec.grid.log2_nlambda.count == 1:
+        rate_book().add(solver, work, n, len(result.table), result.seconds,
+                        log2_nlambda=float(result.spec.grid.log2_nlambda.start))

@@ -340,8 +340,10 @@ def _run_controls() -> None:
     elif problem:
         st.error(plain(problem))
     else:
-        st.caption(f"Grid: {est['points']} points at n ≈ {est['n']}; estimated {_fmt_s(est['total'])} "
-                   f"({est['source']}).")
+        grows = (f", {_fmt_s(est['most'])} if the grid grows once" if est["most"] is not None
+                 and est["total"] is not None and est["most"] > est["total"] else "")
+        st.caption(f"Grid: {est['points']} points at n ≈ {est['n']}; estimated {_fmt_s(est['total'])}"
+                   f"{grows} ({est['source']}).")
 
 
 def _crit_label(c: str) -> str:

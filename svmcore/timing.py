@@ -1,9 +1,23 @@
 """How long a sweep will take, from measured rates.
 
-A :class:`RateBook` holds measured seconds per grid point, keyed by the solver and the workload (the
-in-sample criteria alone, or with k-fold CV, or with exact leave-one-out), each at the n it was
-measured at. An estimate for another n scales the nearest measurement by (n / n₀)^p, with p taken
-from two measurements of the same key that bracket n when there are such, else ``DEFAULT_POWER``.
+A :class:`RateBook` holds measured seconds, keyed by the solver and the workload (the in-sample
+criteria alone, or with k-fold CV, or with exact leave-one-out), each at the n it was measured at,
+in the unit the solver's cost follows (issue 21, ``bench/estimate_accuracy.py``):
+
+* the path solver (``per="column"``): seconds per σ column. One path per column answers every λ
+  of it, so its cost hardly depends on how many λ the column has (n = 300: 0.04–0.08 s per column
+  for 5, 15 or 26 λ, while seconds per point varied fivefold);
+* pointwise solvers (``per="point"`` with ``log2_nlambda``): seconds per grid point at each
+  measured log2(nλ). LIBSVM's and cvxopt's work grows steeply as λ falls (C = 1/(2nλ) rises), so
+  a grid's estimate sums the rate at each of its λ, interpolated on log seconds between the
+  measured λ (the nearest measured one beyond them).
+
+An estimate for another n scales the nearest measurement by (n / n₀)^p, with p taken from two
+measurements of the same key that bracket n when there are such, else ``DEFAULT_POWER``.
+:func:`sweep_estimate` prices, when the grid may grow (``extend_grid``), one growth step toward small
+λ (where picks usually sit; the C_B = 4.5 default view grows there once) as ``step``. Whether a
+grid grows is known only once its picks are: the point estimate ``total`` is the midpoint between
+no growth and one step (base + step/2), and the app shows both ends.
 
 The app starts from ``svmcore/data/rates.json`` (written on the build machine by
 ``bench/measure_rates.py``) and adds every finished sweep, so estimates follow the machine it runs on.
@@ -17,9 +31,13 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Iterable, Sequence
 
+import numpy as np
+
 #: growth of seconds per point with n when only one measurement is at hand (the path solver's
 #: elbow systems and the QP grow a little faster than n²; bench/path_vs_pointwise.py)
 DEFAULT_POWER = 2.3
+#: the unit in which each solver's cost is recorded (module docstring); others: ``"point"``
+COLUMN_SOLVERS = ("path",)
 
 
 def workload(criteria: Sequence[str], cv_folds: int = 5) -> str:
@@ -30,52 +48,89 @@ def workload(criteria: Sequence[str], cv_folds: int = 5) -> str:
     return "+".join(parts) or "insample"
 
 
+def _scaled(rates: dict[int, float], n: int) -> float | None:
+    """The rate at n from {n₀: rate}: exact, on the log-log line between two bracketing
+    measurements, else the nearest one scaled with the measured slope (or ``DEFAULT_POWER``)."""
+    if not rates:
+        return None
+    if n in rates:
+        return rates[n]
+    ns = sorted(rates)
+    lo = max((m for m in ns if m < n), default=None)
+    hi = min((m for m in ns if m > n), default=None)
+    if lo is not None and hi is not None:          # interpolate on the log-log line
+        p = math.log(rates[hi] / rates[lo]) / math.log(hi / lo)
+        return rates[lo] * (n / lo) ** p
+    near = lo if lo is not None else hi
+    p = DEFAULT_POWER
+    if len(ns) >= 2:                               # extrapolate with the measured slope
+        a, b = (ns[-2], ns[-1]) if hi is None else (ns[0], ns[1])
+        p = min(max(math.log(rates[b] / rates[a]) / math.log(b / a), 1.0), 3.5)
+    return rates[near] * (n / near) ** p
+
+
 @dataclass
 class RateBook:
-    """Measured seconds per grid point: records of (solver, workload, n, seconds_per_point)."""
+    """Measured seconds: records of (solver, workload, n, seconds per unit, unit, log2 nλ)."""
 
     records: list[dict] = field(default_factory=list)
     max_records: int = 400
 
-    def add(self, solver: str, work: str, n: int, points: int, seconds: float) -> None:
-        """Record one finished sweep (``points`` grid points in ``seconds`` of wall time)."""
-        if points <= 0 or not (seconds > 0 and math.isfinite(seconds)) or n <= 0:
+    def add(self, solver: str, work: str, n: int, units: int, seconds: float, per: str = "point",
+            log2_nlambda: float | None = None) -> None:
+        """Record one finished run: ``units`` grid points (or σ columns, ``per="column"``) in
+        ``seconds`` of wall time; ``log2_nlambda`` when every point had that λ."""
+        if units <= 0 or not (seconds > 0 and math.isfinite(seconds)) or n <= 0:
             return
-        self.records.append({"solver": solver, "workload": work, "n": int(n),
-                             "seconds_per_point": float(seconds) / int(points)})
+        rec = {"solver": solver, "workload": work, "n": int(n),
+               "seconds_per_point": float(seconds) / int(units)}
+        if per != "point":
+            rec["per"] = per
+        if log2_nlambda is not None:
+            rec["log2_nlambda"] = float(log2_nlambda)
+        self.records.append(rec)
         del self.records[:-self.max_records]
 
-    def _rates(self, solver: str, work: str) -> dict[int, float]:
-        """{n: median seconds per point} of one key."""
+    def _rates(self, solver: str, work: str, per: str = "point", log2_nlambda=None) -> dict[int, float]:
+        """{n: median seconds per unit} of one key."""
         by_n: dict[int, list[float]] = {}
         for r in self.records:
-            if r["solver"] == solver and r["workload"] == work:
+            if (r["solver"] == solver and r["workload"] == work and r.get("per", "point") == per
+                    and r.get("log2_nlambda") == log2_nlambda):
                 by_n.setdefault(int(r["n"]), []).append(float(r["seconds_per_point"]))
         return {n: sorted(v)[len(v) // 2] for n, v in by_n.items()}
 
     def seconds_per_point(self, solver: str, work: str, n: int) -> float | None:
-        """Estimated seconds per grid point at ``n``; None when this key was never measured."""
-        rates = self._rates(solver, work)
-        if not rates:
-            return None
-        if n in rates:
-            return rates[n]
-        ns = sorted(rates)
-        lo = max((m for m in ns if m < n), default=None)
-        hi = min((m for m in ns if m > n), default=None)
-        if lo is not None and hi is not None:          # interpolate on the log-log line
-            p = math.log(rates[hi] / rates[lo]) / math.log(hi / lo)
-            return rates[lo] * (n / lo) ** p
-        near = lo if lo is not None else hi
-        p = DEFAULT_POWER
-        if len(ns) >= 2:                               # extrapolate with the measured slope
-            a, b = (ns[-2], ns[-1]) if hi is None else (ns[0], ns[1])
-            p = min(max(math.log(rates[b] / rates[a]) / math.log(b / a), 1.0), 3.5)
-        return rates[near] * (n / near) ** p
+        """Estimated seconds per grid point at ``n`` from whole-grid records; None when this key was
+        never measured that way."""
+        return _scaled(self._rates(solver, work), n)
+
+    def seconds_per_column(self, solver: str, work: str, n: int) -> float | None:
+        """Estimated seconds per σ column at ``n``; None when never measured per column."""
+        return _scaled(self._rates(solver, work, "column"), n)
+
+    def _measured_lambdas(self, solver: str, work: str) -> list[float]:
+        return sorted({float(r["log2_nlambda"]) for r in self.records
+                       if r["solver"] == solver and r["workload"] == work and "log2_nlambda" in r})
+
+    def grid_seconds(self, solver: str, work: str, n: int, log2_nlambda: Sequence[float],
+                     n_sigma: int) -> float | None:
+        """Estimated seconds of a grid (its λ values × ``n_sigma`` columns) in the solver's unit
+        (module docstring); None when this key was never measured."""
+        per_col = self.seconds_per_column(solver, work, n)
+        if per_col is not None:
+            return per_col * n_sigma if len(log2_nlambda) else 0.0
+        measured = self._measured_lambdas(solver, work)
+        if measured:
+            rates = [_scaled(self._rates(solver, work, log2_nlambda=v), n) for v in measured]
+            logs = np.interp(np.asarray(log2_nlambda, float), measured, np.log(rates))
+            return float(np.exp(logs).sum()) * n_sigma
+        per_pt = self.seconds_per_point(solver, work, n)
+        return None if per_pt is None else per_pt * len(log2_nlambda) * n_sigma
 
     def estimate(self, solver: str, criteria: Sequence[str], n: int, points: int,
                  cv_folds: int = 5) -> float | None:
-        """Estimated seconds of a sweep of ``points`` grid points, or None without a measurement."""
+        """Estimated seconds of ``points`` grid points from whole-grid per-point records, or None."""
         s = self.seconds_per_point(solver, workload(criteria, cv_folds), n)
         return None if s is None else s * points
 
@@ -88,10 +143,15 @@ class RateBook:
         book = cls()
         for r in records:
             try:
-                book.records.append({"solver": str(r["solver"]), "workload": str(r["workload"]),
-                                     "n": int(r["n"]), "seconds_per_point": float(r["seconds_per_point"])})
+                rec = {"solver": str(r["solver"]), "workload": str(r["workload"]), "n": int(r["n"]),
+                       "seconds_per_point": float(r["seconds_per_point"])}
+                if r.get("per", "point") != "point":
+                    rec["per"] = str(r["per"])
+                if r.get("log2_nlambda") is not None:
+                    rec["log2_nlambda"] = float(r["log2_nlambda"])
             except (KeyError, TypeError, ValueError):
                 continue
+            book.records.append(rec)
         return book
 
     @classmethod
@@ -104,27 +164,98 @@ class RateBook:
             return cls()
 
 
-def estimate_seconds(spec, n: int) -> float | None:
-    """Estimated seconds of the sweep ``spec`` on ``n`` training rows, from the build machine's
-    measured rates (None for a family without measured rates).
+#: the share of one growth step in the point estimate (module docstring): the midpoint
+GROWTH_SHARE = 0.5
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """Estimated seconds of a sweep: ``base`` (the requested grid, CV and LOO included), ``cv`` and
+    ``loo`` (their parts of it; None when not requested or never measured) and ``step`` (one growth
+    step toward small λ; 0 without ``extend_grid`` or at the hard limit). ``total`` = base +
+    ``GROWTH_SHARE`` × step; ``most`` = base + step."""
+
+    base: float
+    step: float = 0.0
+    cv: float | None = None
+    loo: float | None = None
+    solver: str = ""
+
+    @property
+    def total(self) -> float:
+        return self.base + GROWTH_SHARE * self.step
+
+    @property
+    def most(self) -> float:
+        return self.base + self.step
+
+
+def _extra(book, solver, work, n, lams, n_sigma, ins, k=None):
+    """Seconds a workload adds to the in-sample one (CV rescaled from 5 folds to k)."""
+    t = book.grid_seconds(solver, work, n, lams, n_sigma)
+    if t is None:
+        return None
+    extra = max(t - ins, 0.0)
+    return extra * k / 5 if k else extra
+
+
+def grid_estimate(book: RateBook, solver: str, criteria: Sequence[str], n: int,
+                  log2_nlambda: Sequence[float], n_sigma: int, cv_folds: int = 5):
+    """(in-sample, CV extra, LOO extra) seconds of one grid, or None when in-sample was never
+    measured; an extra is None when its workload was never measured (or not requested)."""
+    ins = book.grid_seconds(solver, "insample", n, log2_nlambda, n_sigma)
+    if ins is None:
+        return None
+    cv = loo = None
+    if "cv" in criteria:
+        cv = _extra(book, solver, workload(["cv"], cv_folds), n, log2_nlambda, n_sigma, ins)
+        if cv is None:
+            cv = _extra(book, solver, "cv5", n, log2_nlambda, n_sigma, ins, int(cv_folds))
+    if "loo" in criteria:
+        loo = _extra(book, solver, "loo", n, log2_nlambda, n_sigma, ins)
+    return ins, cv, loo
+
+
+def sweep_estimate(spec, n: int, book: RateBook | None = None) -> Estimate | None:
+    """Estimated seconds of the SVM sweep ``spec`` on ``n`` training rows (None for another family,
+    or a solver or workload never measured).
 
     Parameters
     ----------
     spec : RunSpec
-        A validated spec (its model, solver, criteria, CV folds and grid are used).
+        A validated spec (its solver, criteria, CV folds, grid and ``extend_grid`` are used).
     n : int
         Training rows.
-
-    Returns
-    -------
-    float or None
+    book : RateBook, optional
+        Measured rates (default: the build machine's, ``RateBook.baseline()``).
     """
     if spec.model != "svm":
         return None
     from .families.svm.fit import choose_solver
+    from .grid import _grown_grid
 
+    book = RateBook.baseline() if book is None else book
     solver = choose_solver(spec.solver, n)
-    return RateBook.baseline().estimate(solver, spec.criteria, n, spec.grid.size, spec.cv_folds)
+    crit, k = spec.criteria, spec.cv_folds
+    lams = spec.grid.log2_nlambda.values()
+    parts = grid_estimate(book, solver, crit, n, lams, spec.grid.log2_sigma.count, k)
+    if parts is None or ("cv" in crit and parts[1] is None) or ("loo" in crit and parts[2] is None):
+        return None
+    ins, cv, loo = parts
+    step = 0.0
+    grown = _grown_grid(spec.grid, {"small-λ edge"}) if spec.extend_grid else None
+    if grown is not None:
+        new = [v for v in grown.log2_nlambda.values() if v < min(lams)]
+        g = grid_estimate(book, solver, crit, n, new, spec.grid.log2_sigma.count, k)
+        step = sum(v for v in g if v is not None) if g else 0.0
+    return Estimate(ins + (cv or 0.0) + (loo or 0.0), step, cv, loo, solver)
+
+
+def estimate_seconds(spec, n: int) -> float | None:
+    """Estimated seconds of the sweep ``spec`` on ``n`` training rows (``sweep_estimate``'s
+    ``total``); None when it cannot be estimated."""
+    est = sweep_estimate(spec, n)
+    return None if est is None else est.total
 
 
 def confirm_long_work(seconds: float | None, yes: bool, stdin=None, stderr=None) -> None:

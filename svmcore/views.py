@@ -80,24 +80,6 @@ def suggested_ranges(data: Dataset, quick: bool = True) -> tuple[str, str]:
     return lam, f"{c - 3}:{c + 3}:{step:g}"
 
 
-def estimate_seconds(n: int, grid_size: int, n_sigma: int, criteria: Sequence[str], cv_folds: int = 5,
-                     seconds_per_fit: float | None = None) -> float:
-    """Rough wall time of a sweep, from the seconds of one fit (measured or modelled).
-
-    The model for the pointwise QP solver is 0.03 s at n = 200 growing like n^2.3; k-fold CV costs
-    about ``cv_folds`` × (1 − 1/k)^2.3 more fits per point, exact LOO up to n more (one refit per
-    support vector, ~n/2 of them at the λ a tuning criterion picks).
-    """
-    t = seconds_per_fit if seconds_per_fit and np.isfinite(seconds_per_fit) else \
-        0.03 * (max(n, 10) / 200.0) ** 2.3
-    factor = 1.0
-    if "cv" in criteria:
-        factor += cv_folds * (1 - 1 / cv_folds) ** 2.3
-    if "loo" in criteria:
-        factor += 0.5 * n
-    return float(grid_size * t * factor + 0.01 * n_sigma)
-
-
 # ------------------------------------------------------------------ fits at grid points
 def fit_at(data: Dataset, log2_nlambda: float, log2_sigma: float,
            weights: ClassWeights | None = None, solver: str = "cvxopt") -> SVMFit:
@@ -347,7 +329,7 @@ def summary_table(result) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-__all__ = ["OUTPUTS", "LABELS", "LOG_SCALE", "label", "suggested_ranges", "estimate_seconds",
+__all__ = ["OUTPUTS", "LABELS", "LOG_SCALE", "label", "suggested_ranges",
            "train_test_split", "stratified_subsample", "fit_at", "chosen_points",
            "decision_columns", "DecisionView", "decision_view", "PathView",
            "regularization_path", "summary_table", "IN_SAMPLE", "TARGETS", "RESAMPLING"]

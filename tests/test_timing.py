@@ -49,6 +49,58 @@ def test_baseline_rates_were_measured_here():
     """The shipped rates come from bench/measure_rates.py: positive, and growing with n."""
     book = RateBook.baseline()
     assert book.records, "svmcore/data/rates.json is missing"
-    small = book.seconds_per_point("path", "insample", 100)
-    large = book.seconds_per_point("path", "insample", 400)
+    small = book.seconds_per_column("path", "insample", 100)
+    large = book.seconds_per_column("path", "insample", 400)
     assert 0 < small < large
+    for solver in ("cvxopt", "libsvm"):          # per point at each λ: dearer at small λ
+        assert book.grid_seconds(solver, "insample", 100, [-20], 1) > \
+            book.grid_seconds(solver, "insample", 100, [8], 1) > 0
+
+
+def test_path_rates_are_per_column_whatever_the_number_of_lambdas():
+    """The path answers every λ of a column from one path: its estimate is seconds per column
+    times the columns, the same for 3 or 30 λ."""
+    book = RateBook()
+    book.add("path", "insample", 200, 7, 0.7, per="column")        # 0.1 s per column
+    assert book.seconds_per_column("path", "insample", 200) == pytest.approx(0.1)
+    assert book.seconds_per_point("path", "insample", 200) is None   # not a per-point record
+    assert book.grid_seconds("path", "insample", 200, [-4, 0, 4], 5) == pytest.approx(0.5)
+    assert book.grid_seconds("path", "insample", 200, list(range(-20, 10)), 5) == pytest.approx(0.5)
+
+
+def test_pointwise_rates_are_summed_over_the_grids_lambdas():
+    """Pointwise solvers: the rate at each λ, interpolated on log seconds between measured λ and
+    held at the nearest one beyond them, summed over the grid's λ, times the columns."""
+    book = RateBook()
+    book.add("libsvm", "insample", 100, 2, 2 * 0.01, log2_nlambda=0.0)
+    book.add("libsvm", "insample", 100, 2, 2 * 1.00, log2_nlambda=-8.0)
+    # λ = 0: 0.01; −4: geometric mean 0.1; −8 and −12 (beyond): 1.0; 4 (beyond): 0.01
+    expect = 0.01 + 0.1 + 1.0 + 1.0 + 0.01
+    assert book.grid_seconds("libsvm", "insample", 100, [0, -4, -8, -12, 4], 3) == pytest.approx(3 * expect)
+
+
+def test_sweep_estimate_prices_one_growth_step_toward_small_lambda():
+    """With grid growth on, the first growth step toward small λ is priced (for the path a rerun of
+    every column: its new λ lie below the old ones; nothing at the hard limit), and the point
+    estimate is the midpoint between no growth and that step."""
+    from svmcore.spec import make_spec
+    from svmcore.timing import sweep_estimate
+
+    book = RateBook()
+    book.add("path", "insample", 200, 1, 0.1, per="column")
+    book.add("path", "cv5", 200, 1, 0.5, per="column")
+    data = {"source": "simulation", "name": "wahba2d", "n": 200}
+    spec = make_spec("svm", data=data, log2_nlambda="-20:8:2", log2_sigma="-3:3:1",
+                     criteria=["gacv", "cv"], extend_grid=True, solver="path")
+    est = sweep_estimate(spec, 200, book)
+    assert est.base == pytest.approx(7 * 0.5) and est.cv == pytest.approx(7 * 0.4)
+    assert est.step == pytest.approx(7 * 0.5) and est.most == pytest.approx(7.0)
+    assert est.total == pytest.approx(3.5 + 0.5 * 3.5)
+    off = sweep_estimate(make_spec("svm", data=data, log2_nlambda="-20:8:2", log2_sigma="-3:3:1",
+                                   criteria=["gacv"], extend_grid=False, solver="path"), 200, book)
+    assert off.step == 0.0 and off.total == off.most == pytest.approx(0.7)
+    at_limit = make_spec("svm", data=data, log2_nlambda="-40:8:2", log2_sigma="-3:3:1",
+                         criteria=["gacv"], extend_grid=True, solver="path")
+    assert sweep_estimate(at_limit, 200, book).step == 0.0
+    assert sweep_estimate(make_spec("svm", data=data, criteria=["gacv", "loo"], solver="path"),
+                          200, book) is None                    # LOO never measured

@@ -4,6 +4,7 @@ message and the defaults, user strings stay text, and a label with three classes
 import re
 from pathlib import Path
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from svmapp import settings as S
@@ -73,17 +74,23 @@ def test_a_cheap_sweep_runs_by_itself_and_an_expensive_one_waits():
 
 
 def test_estimates_come_from_measured_rates():
-    """The estimate is the measured seconds per point (svmcore/data/rates.json) times the grid size."""
+    """The estimate is the path's measured seconds per σ column (svmcore/data/rates.json) times the
+    columns; when the grid may grow, one growth step toward small λ (every column again) is priced:
+    half of it in the estimate, all of it in the most."""
     from svmcore.timing import RateBook, workload
 
     E.rate_book.clear()                                  # nothing recorded by earlier tests
-    s = S.settings_from({"n": 200, "log2_nlambda": "-20:8:2", "log2_sigma": "-3:3:1"})
-    rate = RateBook.baseline().seconds_per_point("path", workload(s["criteria"]), 200)
-    est = E.estimates(s)
-    assert est["points"] == 15 * 7 and est["n"] == 200
-    assert est["total"] == rate * 105
-    loo = RateBook.baseline().seconds_per_point("path", "loo", 200)
-    assert abs(est["loo"] - (loo - rate) * 105) < 1e-9
+    book = RateBook.baseline()
+    for extend in (False, True):
+        s = S.settings_from({"n": 200, "log2_nlambda": "-20:8:2", "log2_sigma": "-3:3:1",
+                             "extend_grid": extend})
+        per_col = book.seconds_per_column("path", workload(s["criteria"]), 200)
+        est = E.estimates(s)
+        assert est["points"] == 15 * 7 and est["n"] == 200
+        assert est["total"] == pytest.approx(per_col * 7 * (1.5 if extend else 1))
+        assert est["most"] == pytest.approx(per_col * 7 * (2 if extend else 1))
+        loo = book.seconds_per_column("path", "loo", 200)
+        assert est["loo"] == pytest.approx((loo - per_col) * 7)
 
 
 def test_rejected_link_shows_one_message_and_the_defaults():
