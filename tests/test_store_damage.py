@@ -25,6 +25,24 @@ def _table(n=12, seed=0):
     return pd.DataFrame({"a": np.random.default_rng(seed).normal(size=n), "b": np.arange(n)})
 
 
+def _in_threads(target, count: int) -> list[BaseException]:
+    """Run target(0) … target(count − 1) in threads at once; the exceptions they raised."""
+    errors: list[BaseException] = []
+
+    def run(w):
+        try:
+            target(w)
+        except BaseException as exc:  # noqa: BLE001
+            errors.append(exc)
+
+    threads = [threading.Thread(target=run, args=(w,)) for w in range(count)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return errors
+
+
 def _damaged_store(root):
     """Two good runs and five kinds of damage; returns (good folders, {damaged folder: needle})."""
     good = [save_run(root, "sweep", _spec(1), _table()), save_run(root, "study", _spec(2), _table(6))]
@@ -93,23 +111,15 @@ def test_run_folder_is_complete_or_absent(tmp_path, monkeypatch):
 
 def test_cache_concurrent_writers_lose_nothing(tmp_path):
     cache = ResultCache(tmp_path, max_bytes=10**9)
-    errors, keys = [], [f"w{w}-{i}" for w in range(8) for i in range(15)]
+    keys = [f"w{w}-{i}" for w in range(8) for i in range(15)]
 
     def writer(w):
         other = ResultCache(tmp_path, max_bytes=10**9)    # as separate app sessions do
-        try:
-            for i in range(15):
-                assert other.put(f"w{w}-{i}", _table(seed=i), {"w": w})
-                other.get(f"w{(w + 1) % 8}-{i}")
-        except BaseException as exc:  # noqa: BLE001
-            errors.append(exc)
+        for i in range(15):
+            assert other.put(f"w{w}-{i}", _table(seed=i), {"w": w})
+            other.get(f"w{(w + 1) % 8}-{i}")
 
-    threads = [threading.Thread(target=writer, args=(w,)) for w in range(8)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert errors == []
+    assert _in_threads(writer, 8) == []
     assert all(cache.get(k) is not None for k in keys)
 
 
@@ -117,22 +127,13 @@ def test_cache_concurrent_writers_with_eviction_raise_nothing(tmp_path):
     probe = ResultCache(tmp_path / "probe", 10**9)
     probe.put("x", _table(300), {})
     entry = sum(p.stat().st_size for p in (tmp_path / "probe").iterdir())
-    errors = []
 
     def writer(w):
         c = ResultCache(tmp_path / "c", max_bytes=int(4.5 * entry))
-        try:
-            for i in range(15):
-                assert c.put(f"w{w}-{i}", _table(300, seed=i), {})
-        except BaseException as exc:  # noqa: BLE001
-            errors.append(exc)
+        for i in range(15):
+            assert c.put(f"w{w}-{i}", _table(300, seed=i), {})
 
-    threads = [threading.Thread(target=writer, args=(w,)) for w in range(6)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert errors == []
+    assert _in_threads(writer, 6) == []
     ResultCache(tmp_path / "c", max_bytes=int(4.5 * entry)).evict()
     assert sum(p.stat().st_size for p in (tmp_path / "c").iterdir()) <= 4.5 * entry
 
@@ -147,15 +148,11 @@ def test_eight_identical_requests_run_one_computation(tmp_path):
         time.sleep(0.3)
         return _table(), {"made": "once"}
 
-    def request():
+    def request(_):
         go.wait()
         results.append(cache.get_or_compute("same", compute))
 
-    threads = [threading.Thread(target=request) for _ in range(8)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    assert _in_threads(request, 8) == []
     assert len(calls) == 1 and len(results) == 8
     for table, meta in results:
         pd.testing.assert_frame_equal(table, _table())
@@ -165,22 +162,15 @@ def test_eight_identical_requests_run_one_computation(tmp_path):
 
 def test_single_flight_shares_the_error(tmp_path):
     cache = ResultCache(tmp_path, max_bytes=10**8)
-    go, errors = threading.Barrier(4), []
+    go = threading.Barrier(4)
 
     def compute():
         time.sleep(0.2)
         raise SVMCoreError("bad settings")
 
-    def request():
+    def request(_):
         go.wait()
-        try:
-            cache.get_or_compute("k", compute)
-        except SVMCoreError as exc:
-            errors.append(str(exc))
+        cache.get_or_compute("k", compute)
 
-    threads = [threading.Thread(target=request) for _ in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert errors == ["bad settings"] * 4
+    errors = _in_threads(request, 4)
+    assert [(type(e), str(e)) for e in errors] == [(SVMCoreError, "bad settings")] * 4
