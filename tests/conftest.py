@@ -17,3 +17,42 @@ def _keep_main_module():
     yield
     if main is not None:
         sys.modules["__main__"] = main
+
+
+class RandomElbow:
+    """A path state (``_Path``) on 120 random 2-D points (Gaussian σ = 0.2: cond(K) ≤ 3e5, so LU
+    is accurate to ~1e-11) with 40 of them in its elbow, for the maintained inverse's tests:
+    ``step()`` makes one random change (a leave or an enter, half and half)."""
+
+    def __init__(self, seed: int, schur: bool):
+        import numpy as np
+
+        from svmcore.families.svm.solvers import path as P
+        from svmcore.kernels import gaussian_gram
+
+        self.rng = rng = np.random.default_rng(seed)
+        X = rng.normal(size=(120, 2))
+        self.K = gaussian_gram(X, sigma=0.2)
+        y = np.where(rng.random(120) < 0.5, 1.0, -1.0)
+        self.state = st = P._Path(self.K, y, np.ones(120))
+        st.SCHUR_FROM = 0 if schur else 10 ** 9
+        st.status = np.zeros(120, dtype=np.int8)
+        for p in rng.permutation(120)[:40]:
+            assert st.try_add(int(p))
+        st.refactor()
+
+    def step(self) -> None:
+        import numpy as np
+
+        st, rng = self.state, self.rng
+        out = np.setdiff1d(np.arange(120), st.E)
+        if rng.random() < 0.5 and st.m > 5:
+            st.remove(int(rng.integers(st.m)))
+        else:
+            st.try_add(int(rng.choice(out)))
+
+
+@pytest.fixture
+def random_elbow():
+    """``RandomElbow(seed, schur)``."""
+    return RandomElbow

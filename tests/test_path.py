@@ -144,29 +144,16 @@ def test_single_lambda_and_order():
 
 
 @pytest.mark.parametrize("kind", ["explicit", "schur"])
-def test_maintained_elbow_inverse_matches_direct_solve(kind):
+def test_maintained_elbow_inverse_matches_direct_solve(kind, random_elbow):
     """Random enter/leave sequences: the maintained inverse of [[0, 1'], [1, K_EE]] (rank-one
     updates, or block-LU with a Schur complement) solves the system like numpy's LU does."""
-    from svmcore.families.svm.solvers import path as P
     from svmcore.families.svm.solvers.elbow import ExplicitInverse, SchurInverse
 
-    rng = np.random.default_rng(3 if kind == "schur" else 4)
-    X = rng.normal(size=(120, 2))
-    K = gaussian_gram(X, sigma=0.2)                 # cond(K) ≤ 3e5: LU is accurate to ~1e-11
-    y = np.where(rng.random(120) < 0.5, 1.0, -1.0)
-    st = P._Path(K, y, np.ones(120))
-    st.SCHUR_FROM = 0 if kind == "schur" else 10 ** 9
-    st.status = np.zeros(120, dtype=np.int8)
-    for p in rng.permutation(120)[:40]:
-        assert st.try_add(int(p))
-    st.refactor()
+    elbow = random_elbow(3 if kind == "schur" else 4, schur=kind == "schur")
+    st, K, rng = elbow.state, elbow.K, elbow.rng
     worst = 0.0
     for step in range(150):
-        out = np.setdiff1d(np.arange(120), st.E)
-        if rng.random() < 0.5 and st.m > 5:
-            st.remove(int(rng.integers(st.m)))
-        else:
-            st.try_add(int(rng.choice(out)))
+        elbow.step()
         if st.needs_refactor() and step % 3:        # also solve with k beyond kmax
             st.refactor()
         m = st.m

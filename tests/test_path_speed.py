@@ -51,31 +51,18 @@ def test_tiny_lambda_request_starts_where_smo_is_easy(monkeypatch):
         assert sol.kkt_residual <= max(1e-8, sol.info["kkt_floor"])
 
 
-def test_merged_block_inverse_is_the_inverse():
+def test_merged_block_inverse_is_the_inverse(random_elbow):
     """Random enter/leave sequences on a block-LU elbow inverse: folding its changes into a new
     base (``SchurInverse.merged``, no inversion) gives numpy's inverse of the current bordered
     matrix, and the path's rebuilds by merging keep solving like LU does."""
-    from svmcore.families.svm.solvers import path as P
     from svmcore.families.svm.solvers.elbow import SchurInverse
 
-    rng = np.random.default_rng(5)
-    X = rng.normal(size=(120, 2))
-    K = gaussian_gram(X, sigma=0.2)                 # cond(K) ≤ 3e5: LU is accurate to ~1e-11
-    y = np.where(rng.random(120) < 0.5, 1.0, -1.0)
-    st = P._Path(K, y, np.ones(120))
-    st.SCHUR_FROM = 0
-    st.status = np.zeros(120, dtype=np.int8)
-    for p in rng.permutation(120)[:40]:
-        assert st.try_add(int(p))
-    st.refactor()
+    elbow = random_elbow(5, schur=True)
+    st, rng = elbow.state, elbow.rng
     worst_inv = worst_solve = 0.0
     merges = 0
     for step in range(200):
-        out = np.setdiff1d(np.arange(120), st.E)
-        if rng.random() < 0.5 and st.m > 5:
-            st.remove(int(rng.integers(st.m)))
-        else:
-            st.try_add(int(rng.choice(out)))
+        elbow.step()
         m = st.m
         A = st.A[:m + 1, :m + 1]
         if st.F.k and step % 7 == 0:
