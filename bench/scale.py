@@ -49,32 +49,28 @@ def central_fit_seconds(X, y, repeats=5):
     return float(np.median(times))
 
 
-def path_grid(X, y, verbose=False):
-    """Seconds for the paper grid with the path, total events, largest KKT residual."""
-    n = len(y)
-    upper = np.ones(n)
-    lams = 2.0 ** LOG2_NLAM / n
-    t = time.perf_counter()
-    events, worst = 0, 0.0
-    for ls in LOG2_SIGMA:
-        K = gaussian_gram(X, sigma=2.0 ** ls)
-        sols = solve_path(K, y, upper, lams)
-        events += sols[0].info["events"]
-        worst = max(worst, max(s.kkt_residual for s in sols))
-        if verbose:
-            print(f"  log2 σ = {ls:4.1f}: {time.perf_counter() - t:8.2f} s so far, "
-                  f"{sols[0].info['events']} events", flush=True)
-        del K, sols
-    return time.perf_counter() - t, events, worst
-
-
 def _column(X, y, log2_sigma):
-    """One σ column in a worker: (events, largest KKT residual, the worker's peak RSS in MiB)."""
+    """One σ column (its Gram matrix made here, freed on return): (events, largest KKT residual,
+    this process's peak RSS in MiB)."""
     n = len(y)
     K = gaussian_gram(X, sigma=2.0 ** log2_sigma)
     sols = solve_path(K, y, np.ones(n), 2.0 ** LOG2_NLAM / n)
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return sols[0].info["events"], max(s.kkt_residual for s in sols), rss
+
+
+def path_grid(X, y, verbose=False):
+    """Seconds for the paper grid with the path in this process, total events, largest KKT
+    residual."""
+    t = time.perf_counter()
+    events, worst = 0, 0.0
+    for ls in LOG2_SIGMA:
+        ev, res, _ = _column(X, y, ls)
+        events += ev
+        worst = max(worst, res)
+        if verbose:
+            print(f"  log2 σ = {ls:4.1f}: {time.perf_counter() - t:8.2f} s so far, {ev} events", flush=True)
+    return time.perf_counter() - t, events, worst
 
 
 def parallel_grid(X, y, jobs):

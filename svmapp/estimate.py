@@ -9,6 +9,8 @@ estimate is the midpoint between no growth and that step, and ``most`` includes 
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import streamlit as st
 
 from svmapp import settings as S
@@ -74,18 +76,13 @@ def estimates(s: dict, upload_table=None, upload_error: str | None = None) -> di
     n = max(out["n"], 2)
     est = sweep_estimate(spec, n, rate_book())
     # CV's and LOO's extras are shown beside their checkboxes whether or not they are ticked
-    every = sweep_estimate(_replace(spec, criteria=tuple(dict.fromkeys(tuple(spec.criteria) + ("cv", "loo")))),
+    every = sweep_estimate(replace(spec, criteria=tuple(dict.fromkeys(tuple(spec.criteria) + ("cv", "loo")))),
                            n, rate_book())
     if every is not None:
         out.update(cv=every.cv, loo=every.loo, source=f"measured rates of the {every.solver} solver")
     if est is not None:
         out.update(total=est.total, most=est.most, source=f"measured rates of the {est.solver} solver")
     return out
-
-
-def _replace(spec, **kw):
-    from dataclasses import replace
-    return replace(spec, **kw)
 
 
 def record_rate(result, n: int) -> None:
