@@ -128,12 +128,6 @@ class RateBook:
         per_pt = self.seconds_per_point(solver, work, n)
         return None if per_pt is None else per_pt * len(log2_nlambda) * n_sigma
 
-    def estimate(self, solver: str, criteria: Sequence[str], n: int, points: int,
-                 cv_folds: int = 5) -> float | None:
-        """Estimated seconds of ``points`` grid points from whole-grid per-point records, or None."""
-        s = self.seconds_per_point(solver, workload(criteria, cv_folds), n)
-        return None if s is None else s * points
-
     # -------------------------------------------------------------- data-only persistence
     def to_json(self) -> str:
         return json.dumps({"records": self.records}, indent=1)

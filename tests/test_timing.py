@@ -22,9 +22,10 @@ def test_exact_interpolated_and_extrapolated_rates():
     assert book.seconds_per_point("path", "insample", 200) == pytest.approx(0.4)
     # beyond: the measured slope (2), from the nearest measurement
     assert book.seconds_per_point("path", "insample", 800) == pytest.approx(1.6 * 4)
-    assert book.estimate("path", ["gacv"], 200, points=50) == pytest.approx(20.0)
+    # whole-grid per-point records: the rate times the points (10 λ × 5 columns)
+    assert book.grid_seconds("path", workload(["gacv"]), 200, list(range(10)), 5) == pytest.approx(20.0)
     assert book.seconds_per_point("cvxopt", "insample", 200) is None      # never measured
-    assert book.estimate("path", ["cv"], 200, points=5) is None
+    assert book.grid_seconds("path", workload(["cv"]), 200, [0.0], 5) is None
 
 
 def test_one_measurement_uses_the_default_power_and_median_of_repeats():
