@@ -8,8 +8,8 @@ panel: the seconds from the click until the decision panel's legend names the cl
 fit at that point included). Targets (issue 22): first view ≤ 2 s warm, ≤ 5 s cold; click ≤ 0.5 s.
 
 ``--floor`` first times, the same way, a bare Streamlit page holding one small Plotly chart (the
-framework's own cost on this machine: its scripts, the websocket, plotly.js), so the app's figures
-can be read against it.
+framework's own cost on this machine: its scripts, the websocket, plotly.js), served with the app's
+own ``.streamlit/config.toml``, so the app's figures can be read against it.
 
     PYTHONPATH=. python bench/first_view.py --visits 5 --clicks 6
 """
@@ -120,6 +120,8 @@ def floor(browser, k: int, width: int) -> None:
 
     with tempfile.TemporaryDirectory() as tmp:
         Path(tmp, "bare.py").write_text(BARE_APP)
+        Path(tmp, ".streamlit").mkdir()        # the app's server settings (.streamlit/config.toml)
+        Path(tmp, ".streamlit", "config.toml").write_text((ROOT / ".streamlit" / "config.toml").read_text())
         proc, url = start_server("bare.py", tmp)
         try:
             page = browser.new_page()

@@ -424,6 +424,25 @@ def _train_labels(settings_json: str) -> np.ndarray:
     return S.load_data(json.loads(settings_json)).train.y
 
 
+def weights_html(w: dict | None) -> str:
+    """L(+1) = C_B π_A/π_A^s and L(−1) = C_A π_B/π_B^s (Wahba et al. 2001, §1.7) as small HTML, with
+    the numbers of ``ClassWeights.as_dict()`` when given. Plain HTML, not LaTeX: KaTeX is half a
+    megabyte of scripts that the default view would otherwise load for these two lines."""
+    sub = "<sub>{}</sub>".format
+    rows = [("+1", "B", "A"), ("−1", "A", "B")]
+    lines = []
+    for label, cost, prior in rows:
+        text = (f"L({label}) = C{sub(cost)}&thinsp;π{sub(prior)} / π{sub(prior)}<sup>s</sup>")
+        if w is not None:
+            p = w["prior_a"] if prior == "A" else 1.0 - w["prior_a"]
+            ps = w["sample_prior_a"] if prior == "A" else 1.0 - w["sample_prior_a"]
+            c = w["cost_b"] if cost == "B" else w["cost_a"]
+            L = w["L_pos"] if label == "+1" else w["L_neg"]
+            text += f" = {c:g}·{p:.3g} / {ps:.3g} = <b>{L:.3g}</b>"
+        lines.append(text)
+    return '<div style="line-height: 1.7">' + "<br>".join(lines) + "</div>"
+
+
 def _weights_caption() -> None:
     """L(+1), L(−1) of the settings in the widgets beside their formula (Wahba et al. 2001, §1.7)."""
     s = _widget_settings()
@@ -435,13 +454,9 @@ def _weights_caption() -> None:
         w = S.weights_for(s, y).as_dict()
         ps = w["sample_prior_a"]
     except Exception:
-        st.latex(r"\small L(+1)=\frac{C_B\,\pi_A}{\pi_A^s}")
-        st.latex(r"\small L(-1)=\frac{C_A\,\pi_B}{\pi_B^s}")
+        st.html(weights_html(None))
         return
-    st.latex(r"\small\begin{aligned}L(+1)&=\frac{C_B\,\pi_A}{\pi_A^s}\\&=\frac{%g\cdot %.3g}{%.3g}"
-             r"=\mathbf{%.3g}\end{aligned}" % (w["cost_b"], w["prior_a"], ps, w["L_pos"]))
-    st.latex(r"\small\begin{aligned}L(-1)&=\frac{C_A\,\pi_B}{\pi_B^s}\\&=\frac{%g\cdot %.3g}{%.3g}"
-             r"=\mathbf{%.3g}\end{aligned}" % (w["cost_a"], 1 - w["prior_a"], 1 - ps, w["L_neg"]))
+    st.html(weights_html(w))
     st.caption(f"Sample proportions π_A^s = {ps:.3f}, π_B^s = {1 - ps:.3f}; Bayes threshold on p_s: "
                f"{w['L_neg'] / (w['L_neg'] + w['L_pos']):.3g} (for the settings above).")
 

@@ -206,7 +206,7 @@ def test_presentation_mode_keeps_the_controls_is_in_the_link_and_can_be_left():
     at.run()
     at.toggle(key="w_present").set_value(True).run()
     ok(at)
-    css = [h.proto.body for h in at.get("html")]
+    css = [h.proto.body for h in at.get("html") if "<style" in h.proto.body]
     assert len(css) == 1 and "font-size" in css[0] and "display: none" not in css[0]
     assert at.sidebar.button(key="w_run")                  # the sidebar's controls are still there
     assert at.query_params["present"] in ("true", ["true"])
@@ -216,3 +216,17 @@ def test_presentation_mode_keeps_the_controls_is_in_the_link_and_can_be_left():
     assert "present" not in at.query_params
     assert not any("font-size" in h.proto.body for h in at.get("html"))
     assert len(at.get("plotly_chart")) >= 2
+
+
+def test_weights_are_shown_as_html_with_hand_computed_values():
+    """The sidebar's L(+1), L(−1) lines (HTML, not LaTeX: no KaTeX on the first view) carry the
+    values of C_B π_A/π_A^s and C_A π_B/π_B^s computed here by hand."""
+    from svmcore.weights import class_weights_from_costs
+
+    y = [1] * 5 + [-1] * 15                          # π_A^s = 0.25
+    w = class_weights_from_costs(y, cost_a=1.0, cost_b=2.0, prior_a=0.1).as_dict()
+    html = ui.weights_html(w)
+    assert "= 2·0.1 / 0.25 = <b>0.8</b>" in html      # 2 · 0.1 / 0.25
+    assert "= 1·0.9 / 0.75 = <b>1.2</b>" in html      # 1 · 0.9 / 0.75
+    assert "$" not in html and "\\frac" not in html
+    assert "<b>" not in ui.weights_html(None) and "π<sub>A</sub>" in ui.weights_html(None)
