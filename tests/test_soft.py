@@ -22,7 +22,8 @@ from svmcore.families.soft.criteria import (ckl, cv_deviance_values, deviance, d
                                             kfold_decision_values, obs, rangacv, rangacv_terms,
                                             traces)
 from svmcore.families.soft.family import FAMILY, fit_logistic
-from svmcore.families.soft.newton import KernelBasis, newton_logistic, solve_path, to01
+from svmcore.families.soft.newton import (KernelBasis, newton_factor, newton_logistic, solve_path,
+                                          to01)
 from svmcore.grid import sweep
 from svmcore.kernels import gaussian_gram
 from svmcore.spec import GridSpec, make_spec
@@ -70,19 +71,52 @@ def _dense_H(K, sol):
     return np.linalg.inv(np.diag(sol.w) + 2 * n * sol.lam * P)
 
 
+@pytest.mark.parametrize("solver", ["cholesky", "woodbury"])
 @pytest.mark.parametrize("name,n,sigma,log2_nl", [("wahba2d", 40, 1.0, -4.0),
                                                    ("lin1d", 30, 0.2, -8.0),
                                                    ("wahba2d", 35, 0.5, 1.0)])
-def test_newton_matches_scipy(name, n, sigma, log2_nl):
+def test_newton_matches_scipy(name, n, sigma, log2_nl, solver):
     d, K, y01 = _problem(name, n, 1, sigma)
     lam = 2.0 ** log2_nl / n
-    sol = newton_logistic(KernelBasis.from_gram(K), y01, lam)
+    sol = newton_logistic(KernelBasis.from_gram(K), y01, lam, solver=solver)
     J_ref, f_ref = _scipy_fit(K, y01, lam)
     assert sol.converged and sol.note == ""
     assert sol.objective == pytest.approx(J_ref, rel=1e-11, abs=1e-13)
     np.testing.assert_allclose(sol.f, f_ref, atol=1e-6)
     # f = b + Kc with the reported c
     np.testing.assert_allclose(sol.b + K @ sol.c, sol.f, atol=1e-9)
+
+
+@pytest.mark.parametrize("log2_nl", [-25.0, -20.0, -8.0, 0.0])
+def test_woodbury_and_cholesky_solves_match_a_dense_solve(log2_nl):
+    """Both ways of solving with G = X'WX + diag(0, 2nλ I) (full-rank basis, small σ) against
+    numpy's dense solve of the formed G, with weights down to 1e-18 (nearly saturated fits); the
+    Woodbury factor's G-Cholesky, formed on demand, is the one the Cholesky factor holds."""
+    from svmcore.families.soft.newton import CholeskyFactor, WoodburyFactor, _newton_matrix
+
+    n = 120
+    d, K, y01 = _problem("wahba2d", n, 6, 0.125)
+    basis = KernelBasis.from_gram(K)
+    assert basis.rank > n / 2                         # "auto" takes the Woodbury form here
+    rng = np.random.default_rng(1)
+    w = np.exp(rng.uniform(np.log(1e-18), np.log(0.25), n))
+    pen = np.full(basis.rank + 1, 2.0 * n * 2.0 ** log2_nl / n)
+    pen[0] = 0.0
+    G = _newton_matrix(basis.X, w, pen)
+    G = np.triu(G) + np.triu(G, 1).T
+    rhs = rng.standard_normal((basis.rank + 1, 3))
+    ref = np.linalg.solve(G, rhs)
+    chol, wood = CholeskyFactor(basis, w, pen), WoodburyFactor(basis, w, pen)
+    for F in (chol, wood):
+        err = np.abs(F.solve(rhs) - ref).max() / np.abs(ref).max()
+        assert err < 1e-7, (type(F).__name__, err)
+        np.testing.assert_allclose(F.solve(rhs[:, 1]), F.solve(rhs)[:, 1],
+                                   atol=1e-7 * np.abs(ref).max())
+    np.testing.assert_allclose(wood.cholesky()[0], chol.chol[0], rtol=1e-12, atol=1e-12)
+    assert isinstance(newton_factor(basis, w, pen), WoodburyFactor)
+    wide = KernelBasis.from_gram(gaussian_gram(d.X, sigma=4.0))          # r ≪ n at a large σ
+    assert wide.rank < n / 2
+    assert isinstance(newton_factor(wide, w, np.r_[0.0, pen[1:wide.rank + 1]]), CholeskyFactor)
 
 
 def test_warm_path_equals_cold_fits():
@@ -96,27 +130,29 @@ def test_warm_path_equals_cold_fits():
         assert sol.converged
 
 
-def test_H_matches_finite_differences_in_y():
+@pytest.mark.parametrize("solver", ["cholesky", "woodbury"])
+def test_H_matches_finite_differences_in_y(solver):
     d, K, y01 = _problem("wahba2d", 25, 4, 1.0)
     lam = 2.0 ** -3 / 25
     basis = KernelBasis.from_gram(K)
-    sol = newton_logistic(basis, y01, lam)
+    sol = newton_logistic(basis, y01, lam, solver=solver)
     H = sol.H_dense()
     h = 1e-5
     for i in (0, 7, 19):
         e = np.zeros(25)
         e[i] = h
-        fp = newton_logistic(basis, y01 + e, lam).f
-        fm = newton_logistic(basis, y01 - e, lam).f
+        fp = newton_logistic(basis, y01 + e, lam, solver=solver).f
+        fm = newton_logistic(basis, y01 - e, lam, solver=solver).f
         np.testing.assert_allclose((fp - fm) / (2 * h), H[:, i], atol=1e-6)
     np.testing.assert_allclose(H, _dense_H(K, sol), atol=1e-7)
 
 
-def test_exact_gacv_matches_direct_evaluation():
+@pytest.mark.parametrize("solver", ["cholesky", "woodbury"])
+def test_exact_gacv_matches_direct_evaluation(solver):
     d, K, y01 = _problem("wahba2d", 30, 5, 1.0)
     n = 30
     for log2_nl in (-6.0, -2.0, 2.0):
-        sol = newton_logistic(KernelBasis.from_gram(K), y01, 2.0 ** log2_nl / n)
+        sol = newton_logistic(KernelBasis.from_gram(K), y01, 2.0 ** log2_nl / n, solver=solver)
         H = _dense_H(K, sol)
         sw = np.sqrt(sol.w)
         trH, trWH = np.trace(H), np.trace(sw[:, None] * H * sw[None, :])

@@ -28,6 +28,22 @@ cheap). The same Cholesky factor of G gives the influence matrix at the solution
 
 which is the paper's [W + Σ_λ]^{-1} (ranGACV paper, before eq 8) restricted to the model space.
 
+Two ways to solve with G
+------------------------
+Forming and factoring G costs n r² + r³/3 flops per Newton iteration: 4n³/3 for a full-rank
+column (small σ), where it dominated the family's grid (n = 2000: 35 s of 63 s). When r > n/2
+(``WOODBURY_FROM``) the θ-block A = Φ'WΦ + c I (c = 2nλ) is inverted through the n × n matrix
+M = W^{1/2} Φ Φ' W^{1/2} + c I instead (Woodbury):
+
+    A^{-1} x = (x − Φ' W^{1/2} M^{-1} W^{1/2} Φ x) / c,
+
+one Cholesky factor of M (n³/3 flops, eigenvalues ≥ c whatever W is, so no division by W either),
+and the unpenalized b by block elimination with the scalar Schur complement
+s = 1'W1 − v'A^{-1}v, v = Φ'W1 (``WoodburyFactor``). Both give G^{-1} to rounding; G's own
+Cholesky factor, which the exact traces of H need, is formed once at the solution when asked for
+(``LogisticSolution.chol``). A Schur complement lost to rounding (saturated fits: W underflows)
+falls back to factoring G, with its ridge.
+
 Convergence rule
 ----------------
 At the current iterate the Newton step Δ = −G^{-1} g and the Newton decrement d = −g'Δ are
@@ -38,11 +54,13 @@ stopped). The tight default makes f accurate to ~1e-9 even along the nearly flat
 small λ (a decrement of 1e-13 left errors of 1e-6 in f). The iterate is then kept as it is, so
 the factor of G in hand is the one at the reported solution (exact H, no extra factorization).
 Otherwise the step is taken with step halving (Armijo test with constant 1e-4, at most 60
-halvings).
+halvings), except below the stall level, where the decrease is smaller than J's rounding and the
+full step is taken.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Sequence
 
 import numpy as np
@@ -99,6 +117,13 @@ class KernelBasis:
         X[:, 1:] = U * np.sqrt(evals)
         return cls(U, evals, X, X.T @ X)
 
+    @cached_property
+    def phi_gram(self) -> np.ndarray:
+        """ΦΦ' = U_r Λ_r U_r' (the Gram matrix without its dropped directions), n × n, formed
+        once per basis for the Woodbury solves."""
+        Phi = self.X[:, 1:]
+        return Phi @ Phi.T
+
     @property
     def n(self) -> int:
         return self.X.shape[0]
@@ -131,7 +156,7 @@ class LogisticSolution:
     converged: bool
     note: str
     basis: KernelBasis = field(repr=False)
-    chol: tuple = field(repr=False, default=None)
+    factor: object = field(repr=False, default=None)     # ``CholeskyFactor`` or ``WoodburyFactor``
 
     @property
     def z(self) -> np.ndarray:
@@ -142,9 +167,15 @@ class LogisticSolution:
         """Kernel coefficients, f = b + Kc: c = U_r Λ_r^{-1/2} θ (= (y − p̂)/(2nλ) at the optimum)."""
         return self.basis.U @ (self.theta / np.sqrt(self.basis.evals))
 
+    @property
+    def chol(self) -> tuple:
+        """G's upper Cholesky factor at the solution, ``(R, False)`` (formed on demand after a
+        Woodbury solve)."""
+        return self.factor.cholesky()
+
     def solve(self, rhs: np.ndarray) -> np.ndarray:
         """G^{-1} rhs with the factor in hand."""
-        return cho_solve(self.chol, rhs, check_finite=False)
+        return self.factor.solve(rhs)
 
     def apply_H(self, V: np.ndarray) -> np.ndarray:
         """H V = X G^{-1} X' V (H = ∂f/∂y; ranGACV paper, eq 10's f^{y+δ} − f^y for V = δ)."""
@@ -188,9 +219,106 @@ def _newton_matrix(X, w, pen) -> np.ndarray:
     return G
 
 
+#: rank, as a fraction of n, above which the Newton systems go through the n × n Woodbury form
+#: (n³/3 flops per iteration against n r² + r³/3 for forming and factoring G)
+WOODBURY_FROM = 0.5
+
+
+class CholeskyFactor:
+    """G = X'WX + diag(pen) formed (BLAS syrk) and factored (``_factor``)."""
+
+    def __init__(self, basis: KernelBasis, w: np.ndarray, pen: np.ndarray):
+        self.chol, self.note = _factor(_newton_matrix(basis.X, w, pen))
+
+    def solve(self, rhs: np.ndarray) -> np.ndarray:
+        return cho_solve(self.chol, rhs, check_finite=False)
+
+    def cholesky(self) -> tuple:
+        return self.chol
+
+
+class WoodburyFactor:
+    """G^{-1} without forming G (module docstring, "Two ways to solve with G"): a Cholesky factor
+    of M = W^{1/2} ΦΦ' W^{1/2} + cI and the intercept's Schur complement. Raises
+    ``LinAlgError`` when that complement is lost to rounding (the caller then forms G)."""
+
+    note = ""
+
+    def __init__(self, basis: KernelBasis, w: np.ndarray, pen: np.ndarray):
+        self.basis, self.w, self.pen = basis, w, pen
+        self.c = float(pen[1])
+        self.sw = np.sqrt(w)
+        M = basis.phi_gram * self.sw[:, None]
+        M *= self.sw[None, :]
+        M[np.diag_indices_from(M)] += self.c
+        self.L = cholesky(M, lower=False, overwrite_a=True, check_finite=False)
+        self.v = basis.X[:, 1:].T @ w
+        self.Ainv_v = self._Ainv(self.v)
+        self.schur = float(np.sum(w) - self.v @ self.Ainv_v)
+        if not self.schur > 1e-10 * float(np.sum(w)):
+            raise LinAlgError("intercept's Schur complement lost to rounding")
+        self._chol = None
+
+    def _Ainv(self, x: np.ndarray) -> np.ndarray:
+        """A^{-1} x, A = Φ'WΦ + cI (x: (r,) or (r, k))."""
+        Phi = self.basis.X[:, 1:]
+        sw = self.sw if x.ndim == 1 else self.sw[:, None]
+        u = cho_solve((self.L, False), sw * (Phi @ x), check_finite=False)
+        return (x - Phi.T @ (sw * u)) / self.c
+
+    def _G(self, x: np.ndarray) -> np.ndarray:
+        """G x = X'W X x + pen x without forming G (O(n r))."""
+        X = self.basis.X
+        w = self.w if x.ndim == 1 else self.w[:, None]
+        pen = self.pen if x.ndim == 1 else self.pen[:, None]
+        return X.T @ (w * (X @ x)) + pen * x
+
+    def solve(self, rhs: np.ndarray, refine: int = 2) -> np.ndarray:
+        """G^{-1} rhs, refined up to ``refine`` times against G itself (while the residual is above
+        1e-14 of rhs): at small λ the Woodbury form alone loses digits to cancellation (relative
+        error 1e-6 at log2(nλ) = −20, n = 400); two refinement steps bring it to the level of G's
+        own Cholesky solve."""
+        x = self._solve_once(rhs)
+        for _ in range(refine):
+            r = rhs - self._G(x)
+            if np.abs(r).max() <= 1e-14 * np.abs(rhs).max():     # already at rounding level
+                break
+            x = x + self._solve_once(r)
+        return x
+
+    def _solve_once(self, rhs: np.ndarray) -> np.ndarray:
+        """G^{-1} rhs by block elimination of b: z_θ = A^{-1}(g_θ − v z_b)."""
+        t = self._Ainv(rhs[1:])
+        zb = (rhs[0] - self.v @ t) / self.schur
+        out = np.empty_like(t, shape=rhs.shape)
+        out[0] = zb
+        out[1:] = t - (np.outer(self.Ainv_v, zb) if rhs.ndim > 1 else self.Ainv_v * zb)
+        return out
+
+    def cholesky(self) -> tuple:
+        """G's own Cholesky factor at this W (formed once, when the exact traces ask for it)."""
+        if self._chol is None:
+            self._chol = _factor(_newton_matrix(self.basis.X, self.w, self.pen))[0]
+        return self._chol
+
+
+def newton_factor(basis: KernelBasis, w: np.ndarray, pen: np.ndarray, solver: str = "auto"):
+    """The factor that solves with G: ``WoodburyFactor`` for ``solver="woodbury"`` or, with
+    ``"auto"``, when r > ``WOODBURY_FROM`` · n; else (or when its Schur complement is lost)
+    ``CholeskyFactor``."""
+    if solver not in ("auto", "cholesky", "woodbury"):
+        raise ValueError(f"solver must be 'auto', 'cholesky' or 'woodbury', got {solver!r}")
+    if solver == "woodbury" or (solver == "auto" and basis.rank > WOODBURY_FROM * basis.n):
+        try:
+            return WoodburyFactor(basis, w, pen)
+        except LinAlgError:
+            pass
+    return CholeskyFactor(basis, w, pen)
+
+
 def newton_logistic(basis: KernelBasis, y01: np.ndarray, lam: float, z0: np.ndarray | None = None,
                     tol: float = 1e-18, stall_tol: float = 1e-10,
-                    max_iter: int = 60) -> LogisticSolution:
+                    max_iter: int = 60, solver: str = "auto") -> LogisticSolution:
     """Minimise the penalized likelihood at one λ by damped Newton–Raphson (module docstring).
 
     Parameters
@@ -200,6 +328,7 @@ def newton_logistic(basis: KernelBasis, y01: np.ndarray, lam: float, z0: np.ndar
     tol : decrement tolerance, relative to 2n(1 + |J|).   max_iter : most Newton iterations.
     stall_tol : a decrement below this (same scale) that no longer falls tenfold per iteration is
         the rounding floor (quadratic convergence has stopped): converged as well.
+    solver : how G is solved with: "auto", "cholesky" or "woodbury" (``newton_factor``).
 
     Returns
     -------
@@ -218,9 +347,9 @@ def newton_logistic(basis: KernelBasis, y01: np.ndarray, lam: float, z0: np.ndar
         p = expit(f)
         w = p * expit(-f)
         g = X.T @ (p - y01) + pen * z
-        G = _newton_matrix(X, w, pen)
-        chol, note = _factor(G)
-        step = -cho_solve(chol, g, check_finite=False)
+        factor = newton_factor(basis, w, pen, solver)
+        note = factor.note
+        step = -factor.solve(g)
         dec = float(-g @ step)
         scale = 2 * n * (1.0 + abs(J))
         if dec <= tol * scale or (dec <= stall_tol * scale and dec >= 0.1 * dec_prev):
@@ -232,7 +361,10 @@ def newton_logistic(basis: KernelBasis, y01: np.ndarray, lam: float, z0: np.ndar
             z_new = z + t * step
             f_new = X @ z_new
             J_new = objective(f_new, z_new[1:], y01, lam)
-            if J_new <= J + 1e-4 * t * slope:
+            # below stall_tol the decrease is under J's rounding: the Armijo test would compare
+            # noise (halving a good step there stalled a fit at a 2e-8 error in f), and the fit is
+            # deep inside Newton's quadratic region, so the full step is taken
+            if J_new <= J + 1e-4 * t * slope or dec <= stall_tol * scale:
                 break
             t *= 0.5
         else:
@@ -243,8 +375,8 @@ def newton_logistic(basis: KernelBasis, y01: np.ndarray, lam: float, z0: np.ndar
     else:
         p = expit(f)
         w = p * expit(-f)
-        G = _newton_matrix(X, w, pen)
-        chol, note = _factor(G)
+        factor = newton_factor(basis, w, pen, solver)
+        note = factor.note
     p = expit(f)
     notes = [note] if note else []
     if not converged:
@@ -253,7 +385,7 @@ def newton_logistic(basis: KernelBasis, y01: np.ndarray, lam: float, z0: np.ndar
         notes.append("saturated: p̂ within 1e-6 of every label (the classes are separable at "
                      "this λ; f grows without bound as λ → 0)")
     return LogisticSolution(lam, float(z[0]), z[1:].copy(), f, p, p * expit(-f), J, it, converged,
-                            "; ".join(notes), basis, chol)
+                            "; ".join(notes), basis, factor)
 
 
 def iter_path(basis: KernelBasis, y01: np.ndarray, lams: Sequence[float], **kw):
