@@ -14,7 +14,7 @@ script only) to count and time:
 and the functions with the most own time under cProfile.
 
 Usage: python bench/profile_path.py [--n 500] [--cost-b 1] [--lam -25:0:1] [--sigma -3:3:0.5]
-       [--top 15]
+       [--top 15] [--compare-direction-rtol 1e-12]
 """
 from __future__ import annotations
 
@@ -116,6 +116,32 @@ def _axis(text):
     return np.arange(a, b + c / 2, c)
 
 
+def compare_direction_rtol(data, upper, lams, sigmas, other: float) -> None:
+    """A/B in this process: each σ column with ``_Path.DIRECTION_RTOL = other`` and with the
+    module's value (CPU seconds, events, largest KKT residual, largest |Δf| between the two)."""
+    y, ours = data.y, P._Path.DIRECTION_RTOL
+    print(f"direction tolerance {other:g} (A) against {ours:g} (B), CPU seconds\n")
+    print(f"{'log2σ':>6} {'A s':>8} {'B s':>8} {'A/B':>6} {'A ev':>7} {'B ev':>7} "
+          f"{'A KKT':>9} {'B KKT':>9} {'max|Δf|':>9}")
+    tot = [0.0, 0.0]
+    for ls in sigmas:
+        K = gaussian_gram(data.X, sigma=2.0 ** ls)
+        runs = []
+        for rtol in (other, ours):
+            P._Path.DIRECTION_RTOL = rtol
+            t = time.process_time()
+            runs.append((P.solve_path(K, y, upper, lams), time.process_time() - t))
+        P._Path.DIRECTION_RTOL = ours
+        (a, ta), (b, tb) = runs
+        tot[0] += ta
+        tot[1] += tb
+        df = max(float(np.max(np.abs(u.f - v.f))) for u, v in zip(a, b))
+        print(f"{ls:6.1f} {ta:8.2f} {tb:8.2f} {ta / tb:6.2f} {a[0].info['events']:7d} "
+              f"{b[0].info['events']:7d} {max(u.kkt_residual for u in a):9.2e} "
+              f"{max(v.kkt_residual for v in b):9.2e} {df:9.1e}", flush=True)
+    print(f"\ntotal {tot[0]:.1f} s (A) vs {tot[1]:.1f} s (B): {tot[0] / tot[1]:.2f}")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=500)
@@ -124,12 +150,16 @@ def main(argv=None):
     ap.add_argument("--lam", default="-25:0:1", help="log2(nλ) START:STOP:STEP")
     ap.add_argument("--sigma", default="-3:3:0.5", help="log2 σ START:STOP:STEP")
     ap.add_argument("--top", type=int, default=15)
+    ap.add_argument("--compare-direction-rtol", type=float, default=None, metavar="RTOL",
+                    help="instead of the profile: A/B of _Path.DIRECTION_RTOL = RTOL against the module's")
     args = ap.parse_args(argv)
     data = make_wahba2d(args.n, args.seed)
     y, n = data.y, args.n
     upper = class_weights_from_costs(y, 1.0, args.cost_b).upper_bounds(y)
     lams = 2.0 ** _axis(args.lam) / n
     from sklearn.svm import SVC  # noqa: F401  (import outside the timings)
+    if args.compare_direction_rtol is not None:
+        return compare_direction_rtol(data, upper, lams, _axis(args.sigma), args.compare_direction_rtol)
     _instrument()
     prof = cProfile.Profile()
     print(f"wahba2d n={n} seed={args.seed} C_B={args.cost_b}: {lams.size} λ × "

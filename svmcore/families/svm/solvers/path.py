@@ -87,6 +87,9 @@ class _Path:
     SCHUR_FROM = 500
     #: block-LU rebuilds by merging (``refactor(merge=True)``) between two fresh inversions
     MERGES = 7
+    #: relative residual at which a large elbow's direction is accepted (refinement steps until then;
+    #: each costs a pass over K_E, DRAM-bound at n = 5000)
+    DIRECTION_RTOL = 1e-11
 
     def __init__(self, K, y, upper, dep_tol=1e-11):
         self.K = K
@@ -460,8 +463,11 @@ class _Path:
         rhs = np.empty(m + 1)
         rhs[0] = 0.0
         rhs[1:] = self.y[self.E]
-        # a direction (the state is corrected anyway), but still refined to 1e-12: without the
-        # residual check, ill-conditioned elbows (n = 2000, σ = 2^-2) cycled at degenerate events
+        # a direction (the state is corrected anyway), but still refined (to 1e-12 for small
+        # elbows, DIRECTION_RTOL for large ones): without the residual check, ill-conditioned
+        # elbows (n = 2000, σ = 2^-2) cycled at degenerate events. Large elbows' first answers
+        # have residuals of 1e-13 … 1e-11 (n = 1500, σ = 2^-3): 1e-11 spares most refinement
+        # passes over K_E (bench/profile_path.py --compare-direction-rtol 1e-12)
         if m >= self.SCHUR_FROM and not self.stale:
             # large elbows: solve_elbow's refinement with the residual read off dh instead of a
             # pass over A (A x = [1'x_E ; dh_E]); solve_elbow itself when two steps miss
@@ -470,7 +476,7 @@ class _Path:
             dh = x[1:] @ KE + x[0]
             for _ in range(2):
                 r = np.r_[-x[1:].sum(), rhs[1:] - dh[self.E]]
-                if np.abs(r).max() <= 1e-12 * (1.0 + self.kscale * np.abs(x[1:]).max()):
+                if np.abs(r).max() <= self.DIRECTION_RTOL * (1.0 + self.kscale * np.abs(x[1:]).max()):
                     return x[0], x[1:], dh
                 dx = self.F.apply(r)
                 x = x + dx
