@@ -38,5 +38,6 @@ EXPOSE 8501
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
     CMD python -c "import sys, urllib.request; sys.exit(0 if urllib.request.urlopen('http://127.0.0.1:8501/_stcore/health', timeout=4).read().strip() == b'ok' else 1)"
 
-# .streamlit/config.toml: XSRF protection on, 20 MB upload limit, usage statistics off, headless
+# .streamlit/config.toml: XSRF protection on, 20 MB upload limit, usage statistics off, headless,
+# no file watcher and no forced gc after each script run (a served app; bench/first_view.py)
 CMD ["streamlit", "run", "app.py", "--server.port=8501", "--server.address=0.0.0.0"]
