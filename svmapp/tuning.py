@@ -87,10 +87,12 @@ def view_controls(result, cols_all, present: bool) -> None:
 
 
 @st.cache_resource(show_spinner=False, max_entries=128)
-def _contour(result_key, crit, others, style, axes, height, columns, _result):
-    """One panel's figure, shared by every session and rerun: it does not depend on the clicked
-    point, so a click sends the same figure and the browser need not redraw it."""
-    return plots.criterion_contour(_result, crit, show_others=others, selected=None,
+def _contour(result_key, crit, others, style, axes, height, columns, marked, _result):
+    """One panel's figure, shared by every session and rerun. A click does not change it (the
+    chart's own selection shows the clicked point, and the browser need not redraw the panel);
+    ``marked``, a point that came with a link, a preset or a lesson step, is drawn as a marker
+    until the first click."""
+    return plots.criterion_contour(_result, crit, show_others=others, selected=marked,
                                    hover=plots.hover_data(_result, list(columns)), style=style, axes=axes,
                                    settings=plots.settings_line(_result), height=height)
 
@@ -100,11 +102,13 @@ def surfaces(result, cols_all, present: bool) -> None:
     shown, ncols = SS.tun_shown, SS.tun_ncols
     fmt = SS.get("w_image_format", "png")
     others = tuple(shown) if SS.tun_others else ()
+    sel = SS.get("selected")
+    marked = tuple(sel) if sel is not None and SS.get("selected_marked") else None
     for start in range(0, len(shown), ncols):
         row = st.columns(ncols)
         for col, crit in zip(row, shown[start:start + ncols]):
             fig = _contour(SS.result_key, crit, others, "projector" if present else "screen", SS.tun_axes,
-                           410 if present else 360, tuple(cols_all), result)
+                           410 if present else 360, tuple(cols_all), marked, result)
             key = f"contour_{crit}_{SS.result_key}"
             col.plotly_chart(fig, key=key, on_select=ui.pick_callback(key), selection_mode="points",
                              config=plots.chart_config(plots.export_name(result, crit), fmt), theme=None)

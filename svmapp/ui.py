@@ -144,6 +144,7 @@ def init_state(read_link: bool = True) -> None:
     SS.applied = None
     SS.result_key = None
     SS.selected = view.get("selected")
+    SS.selected_marked = SS.selected is not None     # a linked point is marked on the surfaces
     SS.features = view.get("slice_features") or (0, 1)
     SS.run_now = False
     SS.run_error = None
@@ -182,6 +183,7 @@ def apply_values(values: dict, what: str) -> bool:
         if k in values or k not in PERSISTENT_VIEW:
             SS[k] = view[k]
     SS.selected = view["selected"]
+    SS.selected_marked = SS.selected is not None     # marked on the surfaces until a click
     SS.keep_selected = True             # the new result keeps the point the view names
     SS.features = view["slice_features"] or (0, 1)
     return True
@@ -742,6 +744,7 @@ def on_pick(chart_key: str) -> None:
     elif "x" in p and "y" in p:
         SS.selected = (float(p["x"]), float(p["y"]))
     SS.selected = snap_to_grid(SS.selected)
+    SS.selected_marked = False          # the chart's own selection shows a clicked point
     sync_query()
 
 

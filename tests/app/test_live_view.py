@@ -230,3 +230,32 @@ def test_weights_are_shown_as_html_with_hand_computed_values():
     assert "= 1·0.9 / 0.75 = <b>1.2</b>" in html      # 1 · 0.9 / 0.75
     assert "$" not in html and "\\frac" not in html
     assert "<b>" not in ui.weights_html(None) and "π<sub>A</sub>" in ui.weights_html(None)
+
+
+def _marked(at):
+    """The points drawn as the 'selected' marker in the contour panels."""
+    import json
+
+    pts = []
+    for ch in at.get("plotly_chart"):
+        for tr in json.loads(ch.proto.spec).get("data", []):
+            if tr.get("meta") == "selected":
+                pts.append((tr["x"][0], tr["y"][0]))
+    return pts
+
+
+def test_a_linked_point_is_marked_on_the_surfaces_until_a_click():
+    """A point that comes with the link is drawn on every panel (the chart's own selection only
+    shows a point clicked in this browser); once a click has chosen a point (``ui.on_pick`` clears
+    the flag) the panels are the unmarked, cached ones again."""
+    q = {**TINY, "criteria": "gacv,xa", "show": "gacv,xa", "sel": "-4,0"}
+    at = new_app(q)
+    at.run()
+    ok(at)
+    assert _marked(at) == [(-4.0, 0.0), (-4.0, 0.0)]           # both panels
+    at.session_state["selected"] = (0.0, 1.0)                  # what a click leaves behind
+    at.session_state["selected_marked"] = False
+    at.run()
+    ok(at)
+    assert _marked(at) == []
+    assert not _marked(new_app({**TINY, "criteria": "gacv,xa", "show": "gacv,xa"}).run())

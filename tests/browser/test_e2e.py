@@ -130,6 +130,10 @@ def test_live_sidebar_click_and_shared_link(server, browser):
     other.wait_for_function("() => { const g = document.querySelectorAll('.js-plotly-plot');"
                             " return g.length && g[g.length - 1].innerText.includes('clicked point (-6, 0)'); }")
     assert other.evaluate(PANEL_TITLES_JS) == titles
+    # the linked point is marked on the surfaces (the clicking page shows Plotly's own selection)
+    assert other.evaluate("() => Array.from(document.querySelectorAll('.js-plotly-plot'))"
+                          ".filter(g => !g.closest('.st-key-plotly_preload'))[0].innerText"
+                          ".includes('clicked point')")
     assert re.search(r"log2_nlambda=-12(%3A|:)0(%3A|:)3", other.url) and re.search(r"sel=-6(%2C|,)0", other.url)
     no_errors(other)
     other.close()
