@@ -11,6 +11,8 @@ import threading
 from concurrent.futures import Future, TimeoutError as Pending
 from typing import Callable, Hashable
 
+from .cancel import Cancelled
+
 _FLIGHTS: dict[Hashable, Future] = {}
 _LOCK = threading.Lock()
 
@@ -51,7 +53,6 @@ def single_flight(key: Hashable, compute: Callable[[], object], *,
 def _wait(fut: Future, key, compute, cancel, retry_on):
     while True:
         if cancel is not None and cancel():
-            from .grid import Cancelled
             raise Cancelled()
         try:
             return fut.result(timeout=0.2)

@@ -31,7 +31,7 @@ from .criteria import (HOLDOUT_COLUMNS, IN_SAMPLE, TARGETS, cv_deviance_values, 
 from .newton import KernelBasis, LogisticSolution, iter_path, newton_logistic, to01
 
 #: most training rows of a soft classification sweep: its cost per σ column is an n×n
-#: eigendecomposition and O(n³) Newton steps (n = 2000: 35 s for the σ = 2^-3 column), so it keeps
+#: eigendecomposition and O(n³) Newton steps (n = 2000: 17 s for the σ = 2^-3 column), so it keeps
 #: the cap the SVM had before issue 21 raised that to 10,000
 SOFT_MAX_ROWS = 5000
 
