@@ -272,3 +272,51 @@ def test_separable_data_is_reported_not_crashed():
     # every p̂ within 1e-6 of its label (checked on the object)
     fit = fit_logistic(X, y, 2.0 ** -40 / 20, 1.0)
     assert np.max(np.abs(to01(y) - fit.predict_proba(X))) < 1e-6
+
+
+def test_ridge_of_the_on_demand_factor_reaches_the_note(monkeypatch):
+    """After a Woodbury solve, G's own factor is formed only for the exact traces; when that
+    factorization needs ``_factor``'s ridge, the solution's note (so the row's and the payload's)
+    says so. The failure is forced on G's first factorization; the ridged factor still gives the
+    GACV of a direct evaluation (the ridge is 1e-12 of G's diagonal)."""
+    import svmcore.families.soft.newton as N
+    d, K, y01 = _problem(n=30, sigma=0.5)
+    basis = KernelBasis.from_gram(K)
+    assert basis.rank > basis.n // 2
+    sol = newton_logistic(basis, y01, 2.0 ** -6 / 30, solver="woodbury")
+    assert isinstance(sol.factor, N.WoodburyFactor) and sol.note == ""
+    real = N.cholesky
+    calls = []
+
+    def fail_first_G(a, *args, **kw):       # G is (r+1)-square; the Woodbury M is n-square
+        calls.append(a.shape)
+        if len(calls) == 1 and a.shape[0] == basis.rank + 1:
+            raise N.LinAlgError("forced")
+        return real(a, *args, **kw)
+
+    monkeypatch.setattr(N, "cholesky", fail_first_G)
+    value = gacv(sol, y01)
+    assert calls[0] == (basis.rank + 1,) * 2 and len(calls) == 2
+    assert sol.note == "Newton matrix regularized (W underflow)"
+    H = _dense_H(K, sol)
+    w = sol.w
+    direct = obs(sol, y01) + np.trace(H) / 30 * float(y01 @ (y01 - sol.p)) / (
+        30 - np.trace(np.sqrt(w)[:, None] * H * np.sqrt(w)[None, :]))
+    assert value == pytest.approx(direct, rel=1e-7)
+    gacv(sol, y01)                           # the factor is kept: no second note, no refactor
+    assert len(calls) == 2 and sol.note.count("regularized") == 1
+
+
+def test_row_and_payload_carry_a_note_added_by_the_criteria(monkeypatch):
+    """The family's row and the fit payload read the note after the criteria ran."""
+    import svmcore.families.soft.newton as N
+    monkeypatch.setattr(N, "WOODBURY_FROM", 0.0)       # every column through the Woodbury form
+    monkeypatch.setattr(N, "_factor", lambda G: ((N.cholesky(G, lower=False), False),
+                                                "Newton matrix regularized (W underflow)"))
+    d = make_simulation("wahba2d", 30, 4)
+    t = sweep(d, GridSpec.parse("-4:-2:2", "0"), model="logistic", criteria=["obs", "gacv"]).table
+    assert (t["note"] == "Newton matrix regularized (W underflow)").all()
+    t = sweep(d, GridSpec.parse("-4:-2:2", "0"), model="logistic", criteria=["obs"]).table
+    assert (t["note"] == "").all()            # no exact traces: G never factored, no ridge
+    out = soft_cli.fit_payload(make_spec("logistic"), d, -4.0, 0.0)
+    assert out["note"] == "Newton matrix regularized (W underflow)"

@@ -19,9 +19,10 @@ def fit_payload(spec, data, log2_nlambda: float, log2_sigma: float) -> dict:
     out = {"lambda": fit.lam, "sigma": fit.sigma, "log2_nlambda": float(log2_nlambda),
            "log2_sigma": float(log2_sigma), "b": fit.b, "c": fit.c.tolist(), "f": sol.f.tolist(),
            "p_hat": sol.p.tolist(), "iterations": sol.iterations, "converged": bool(sol.converged),
-           "note": sol.note, "obs": obs(sol, y01), "gacv": gacv(sol, y01),
+           "obs": obs(sol, y01), "gacv": gacv(sol, y01),
            "rangacv": rangacv(sol, y01, draw_deltas(data.n, reps, seed)),
            "rangacv_reps": reps, "rangacv_seed": seed}
+    out["note"] = sol.note          # after GACV, whose exact traces may add the ridge's note
     if data.p is not None:
         out["ckl"] = ckl(sol, data.p)
     return {k: (None if isinstance(v, float) and not np.isfinite(v) else v) for k, v in out.items()}

@@ -167,13 +167,14 @@ class LogisticFamily(ModelFamily):
             row.update(iterations=0, converged=False, note="",
                        fit_error=f"{type(sol).__name__}: {sol}")
             return row
-        row.update(iterations=sol.iterations, converged=sol.converged, fit_error="", note=sol.note)
+        row.update(iterations=sol.iterations, converged=sol.converged, fit_error="")
         try:
             row.update(in_sample_criteria(sol, y01, insample, col.data.p, deltas))
             if K_test is not None:
                 row["test_deviance"] = deviance(sol.b + K_test @ sol.c, to01(col.test.y))
         except Exception as exc:  # one bad point must not stop the column
             row["fit_error"] = f"{type(exc).__name__}: {exc}"
+        row["note"] = sol.note          # after the criteria: exact GACV may add the ridge's note
         return row
 
     def fit_payload(self, spec, data, log2_nlambda: float, log2_sigma: float) -> dict:

@@ -170,8 +170,12 @@ class LogisticSolution:
     @property
     def chol(self) -> tuple:
         """G's upper Cholesky factor at the solution, ``(R, False)`` (formed on demand after a
-        Woodbury solve)."""
-        return self.factor.cholesky()
+        Woodbury solve; if that needs the ridge of ``_factor``, ``note`` says so from then on)."""
+        R = self.factor.cholesky()
+        late = self.factor.note
+        if late and late not in self.note:
+            self.note = "; ".join(v for v in (self.note, late) if v)
+        return R
 
     def solve(self, rhs: np.ndarray) -> np.ndarray:
         """G^{-1} rhs with the factor in hand."""
@@ -258,6 +262,7 @@ class WoodburyFactor:
         if not self.schur > 1e-10 * float(np.sum(w)):
             raise LinAlgError("intercept's Schur complement lost to rounding")
         self._chol = None
+        self.note = ""
 
     def _Ainv(self, x: np.ndarray) -> np.ndarray:
         """A^{-1} x, A = Φ'WΦ + cI (x: (r,) or (r, k))."""
@@ -296,9 +301,10 @@ class WoodburyFactor:
         return out
 
     def cholesky(self) -> tuple:
-        """G's own Cholesky factor at this W (formed once, when the exact traces ask for it)."""
+        """G's own Cholesky factor at this W (formed once, when the exact traces ask for it; its
+        ridge note, if any, becomes this factor's ``note``)."""
         if self._chol is None:
-            self._chol = _factor(_newton_matrix(self.basis.X, self.w, self.pen))[0]
+            self._chol, self.note = _factor(_newton_matrix(self.basis.X, self.w, self.pen))
         return self._chol
 
 
