@@ -255,7 +255,9 @@ class WoodburyFactor:
         M = basis.phi_gram * self.sw[:, None]
         M *= self.sw[None, :]
         M[np.diag_indices_from(M)] += self.c
-        self.L = cholesky(M, lower=False, overwrite_a=True, check_finite=False)
+        # M is C-ordered: its transpose is the Fortran array LAPACK wants (no 8n² copy), and its
+        # lower triangle is M's upper one; M = L L'
+        self.L = cholesky(M.T, lower=True, overwrite_a=True, check_finite=False)
         self.v = basis.X[:, 1:].T @ w
         self.Ainv_v = self._Ainv(self.v)
         self.schur = float(np.sum(w) - self.v @ self.Ainv_v)
@@ -268,7 +270,7 @@ class WoodburyFactor:
         """A^{-1} x, A = Φ'WΦ + cI (x: (r,) or (r, k))."""
         Phi = self.basis.X[:, 1:]
         sw = self.sw if x.ndim == 1 else self.sw[:, None]
-        u = cho_solve((self.L, False), sw * (Phi @ x), check_finite=False)
+        u = cho_solve((self.L, True), sw * (Phi @ x), check_finite=False)
         return (x - Phi.T @ (sw * u)) / self.c
 
     def _G(self, x: np.ndarray) -> np.ndarray:
