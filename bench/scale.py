@@ -16,7 +16,7 @@ sweep runner does): each worker builds its own column's Gram matrix from X, so a
 matrix per worker is alive, and each reports its own peak resident memory.
 
 Usage: python bench/scale.py [--sizes 500,2000,5000] [--big] [--seed 0] [--verbose] [--jobs 2]
-       (--big adds n = 10,000)
+       [--workers-only]    (--big adds n = 10,000; --workers-only skips the one-process grid)
 """
 from __future__ import annotations
 
@@ -51,12 +51,13 @@ def central_fit_seconds(X, y, repeats=5):
 
 def _column(X, y, log2_sigma):
     """One σ column (its Gram matrix made here, freed on return): (events, largest KKT residual,
-    this process's peak RSS in MiB)."""
+    this process's peak RSS in MiB, the column's seconds)."""
+    t = time.perf_counter()
     n = len(y)
     K = gaussian_gram(X, sigma=2.0 ** log2_sigma)
     sols = solve_path(K, y, np.ones(n), 2.0 ** LOG2_NLAM / n)
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    return sols[0].info["events"], max(s.kkt_residual for s in sols), rss
+    return sols[0].info["events"], max(s.kkt_residual for s in sols), rss, time.perf_counter() - t
 
 
 def path_grid(X, y, verbose=False):
@@ -65,7 +66,7 @@ def path_grid(X, y, verbose=False):
     t = time.perf_counter()
     events, worst = 0, 0.0
     for ls in LOG2_SIGMA:
-        ev, res, _ = _column(X, y, ls)
+        ev, res, _, _ = _column(X, y, ls)
         events += ev
         worst = max(worst, res)
         if verbose:
@@ -73,15 +74,23 @@ def path_grid(X, y, verbose=False):
     return time.perf_counter() - t, events, worst
 
 
-def parallel_grid(X, y, jobs):
-    """Seconds for the paper grid with the σ columns on ``jobs`` worker processes, the events, the
-    largest KKT residual and the largest worker's peak RSS (MiB)."""
+def parallel_grid(X, y, jobs, verbose=False):
+    """Seconds for the paper grid with the σ columns on ``jobs`` worker processes (smallest σ, the
+    heaviest, first), the events, the largest KKT residual, the largest worker's peak RSS (MiB)
+    and the sum of the columns' own seconds (a fresh worker's first column includes its start)."""
     from joblib import Parallel, delayed
 
     t = time.perf_counter()
-    out = Parallel(n_jobs=jobs)(delayed(_column)(X, y, ls) for ls in LOG2_SIGMA)
+    out = []
+    for ls, o in zip(LOG2_SIGMA, Parallel(n_jobs=jobs, return_as="generator")(
+            delayed(_column)(X, y, ls) for ls in LOG2_SIGMA)):
+        out.append(o)
+        if verbose:
+            print(f"  log2 σ = {ls:4.1f}: {o[3]:8.2f} s in its worker, {o[0]} events, "
+                  f"{time.perf_counter() - t:8.2f} s so far, worker peak {o[2]:.0f} MiB", flush=True)
     sec = time.perf_counter() - t
-    return sec, sum(o[0] for o in out), max(o[1] for o in out), max(o[2] for o in out)
+    return (sec, sum(o[0] for o in out), max(o[1] for o in out), max(o[2] for o in out),
+            sum(o[3] for o in out))
 
 
 def main(argv=None):
@@ -91,6 +100,8 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--verbose", action="store_true", help="print each σ column's progress")
     ap.add_argument("--jobs", type=int, default=1, help="also time the columns on this many workers")
+    ap.add_argument("--workers-only", action="store_true",
+                    help="with --jobs: time only the columns on workers (not the one-process grid)")
     args = ap.parse_args(argv)
     sizes = [int(v) for v in args.sizes.split(",") if v] + ([10_000] if args.big else [])
     cells = LOG2_NLAM.size * LOG2_SIGMA.size
@@ -99,14 +110,16 @@ def main(argv=None):
     for n in sizes:
         data = make_wahba2d(n, args.seed)
         lib = central_fit_seconds(data.X, data.y)
-        t, events, worst = path_grid(data.X, data.y, args.verbose)
-        rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-        print(f"{n:6d} {t:9.2f} {cells * lib:14.2f} {t / (cells * lib):7.2f} {events:8d} "
-              f"{worst:9.2e} {rss:13.0f} {8 * n * n / 2**20:9.0f}", flush=True)
+        if not (args.workers_only and args.jobs > 1):
+            t, events, worst = path_grid(data.X, data.y, args.verbose)
+            rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+            print(f"{n:6d} {t:9.2f} {cells * lib:14.2f} {t / (cells * lib):7.2f} {events:8d} "
+                  f"{worst:9.2e} {rss:13.0f} {8 * n * n / 2**20:9.0f}", flush=True)
         if args.jobs > 1:
-            tp, ev, w, wrss = parallel_grid(data.X, data.y, args.jobs)
-            print(f"{'':6s} {tp:9.2f} {'':14s} {tp / (cells * lib):7.2f} {ev:8d} {w:9.2e} "
-                  f"{wrss:13.0f}   ({args.jobs} workers; peak RSS of the largest worker)", flush=True)
+            tp, ev, w, wrss, cols = parallel_grid(data.X, data.y, args.jobs, args.verbose)
+            print(f"{n:6d} {tp:9.2f} {cells * lib:14.2f} {tp / (cells * lib):7.2f} {ev:8d} {w:9.2e} "
+                  f"{wrss:13.0f} {8 * n * n / 2**20:9.0f}   ({args.jobs} workers, wall; peak RSS of "
+                  f"the largest worker; the columns' own seconds add up to {cols:.1f} s)", flush=True)
 
 
 if __name__ == "__main__":
