@@ -176,6 +176,15 @@ def test_tangents_match_finite_differences_in_log_lambda(solver):
         errs1.append(np.abs(mid.z + delta * z1 - true).max())
     for e in (errs2, errs1):
         assert e[0] > e[1] > e[2] > 0
+    # given y, the prediction is whichever of the two has the lower objective at the new λ
+    from svmcore.families.soft.newton import objective
+    X = basis.X
+    for delta in (0.4, 4.0):                 # 4 ≈ log2(nλ) steps of 6: the quadratic term overshoots
+        lam2 = float(np.exp(t + delta))
+        tangent, second = mid.z + delta * z1, predictor(mid, lam2)
+        J = [objective(X @ v, v[1:], y01, lam2) for v in (tangent, second)]
+        chosen = predictor(mid, lam2, y01)
+        np.testing.assert_array_equal(chosen, (tangent, second)[int(np.argmin(J))])
     assert all(6.0 < a / b < 10.0 for a, b in zip(errs2, errs2[1:]))
     assert all(3.0 < a / b < 5.0 for a, b in zip(errs1, errs1[1:]))
 

@@ -424,11 +424,12 @@ def iter_path(basis: KernelBasis, y01: np.ndarray, lams: Sequence[float], **kw):
     current solution is held, so a caller that consumes the solutions one by one keeps one
     (r+1)-square factor in memory, not one per λ."""
     lams = [float(v) for v in lams]
+    y01 = np.asarray(y01, float)
     sol = None
     for k in sorted(range(len(lams)), key=lambda i: -lams[i]):
         check_cancel()                 # a sweep's cancel, between λ (not caught below)
         try:
-            z0 = None if sol is None else predictor(sol, lams[k])
+            z0 = None if sol is None else predictor(sol, lams[k], y01)
             sol = newton_logistic(basis, y01, lams[k], z0=z0, **kw)
             yield k, sol
         except Exception as exc:  # one bad λ must not stop the column
@@ -470,15 +471,23 @@ def tangents(sol: LogisticSolution) -> tuple[np.ndarray, np.ndarray]:
     return z1, z2
 
 
-def predictor(sol: LogisticSolution, lam_next: float) -> np.ndarray:
+def predictor(sol: LogisticSolution, lam_next: float, y01: np.ndarray | None = None) -> np.ndarray:
     """Second-order (Taylor in log λ) prediction of the solution at ``lam_next`` from the one in
     hand: z + Δ z' + Δ² z''/2 with Δ = log(λ'/λ) (``tangents``). It starts Newton closer than
     the tangent alone (wahba2d, n = 500, log2(nλ) steps of 1: the first decrement ~100× smaller,
-    17–20 % fewer Newton iterations); the step halving still guards against overshoot, and the
-    tangent is used when the second derivative is not finite."""
+    17–20 % fewer Newton iterations). Far from λ (steps of 6 in log2(nλ)) the quadratic term can
+    overshoot: given the responses ``y01``, the tangent z + Δz' is kept when its objective at
+    ``lam_next`` is lower (two O(n r) evaluations). The tangent is also used when z'' is not
+    finite; the step halving guards against overshoot either way."""
     z1, z2 = tangents(sol)
     d = float(np.log(lam_next / sol.lam))
-    pred = sol.z + d * z1
-    if np.all(np.isfinite(z2)):
-        pred += 0.5 * d * d * z2
-    return pred
+    first = sol.z + d * z1
+    if not np.all(np.isfinite(z2)):
+        return first
+    second = first + 0.5 * d * d * z2
+    if y01 is not None:
+        X = sol.basis.X
+        if objective(X @ first, first[1:], y01, lam_next) < objective(X @ second, second[1:], y01,
+                                                                       lam_next):
+            return first
+    return second
