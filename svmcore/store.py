@@ -359,9 +359,14 @@ class ResultCache:
         """(table, meta) for ``key``, or None on a miss (a damaged entry is removed)."""
         tpath, jpath = self._paths(key)
         if not (tpath.exists() and jpath.exists()):
-            # half an entry: a put in progress (left alone) or an old interrupted one (removed)
-            if max(_mtime(tpath), _mtime(jpath)) < time.time_ns() - _PARTIAL_AGE_S * 1e9:
-                self._remove(key)
+            # no entry, or half of one: a put in progress (left alone) or an old interrupted one,
+            # whose files are removed one by one, each only if it is still there and still old
+            # (a missing file is not old: a writer may create it right now, and removing the key
+            # as a whole once lost such an entry under 8 concurrent writers)
+            old = time.time_ns() - _PARTIAL_AGE_S * 1e9
+            for p in (tpath, jpath):
+                if 0 < _mtime(p) < old:
+                    p.unlink(missing_ok=True)
             return None
         try:
             meta = json.loads(jpath.read_text(encoding="utf-8"))

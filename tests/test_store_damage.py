@@ -123,6 +123,43 @@ def test_cache_concurrent_writers_lose_nothing(tmp_path):
     assert all(cache.get(k) is not None for k in keys)
 
 
+def test_a_miss_does_not_remove_an_entry_written_meanwhile(tmp_path, monkeypatch):
+    """A get for a key with no files, while another session writes that key: the files it did not
+    see must stay. (The reader once removed the key as 'an old interrupted put' because a missing
+    file has no modification time, and deleted the entry the writer had just finished.) The
+    writer's put is made to land between the reader's existence check and its cleanup."""
+    import svmcore.store as store
+    reader, writer = ResultCache(tmp_path), ResultCache(tmp_path)
+    real = store._mtime
+    landed = []
+
+    def mtime_after_the_put_lands(p):
+        seen = real(p)                          # the reader finds no file …
+        if p.name == "k.json" and not landed:   # … and the put lands right after its last look
+            landed.append(None)                 # (the put itself reads modification times)
+            landed[0] = writer.put("k", _table(seed=1), {"w": 1})
+        return seen
+
+    monkeypatch.setattr(store, "_mtime", mtime_after_the_put_lands)
+    assert reader.get("k") is None            # missed: the put had not landed at its check
+    assert landed == [True]
+    monkeypatch.setattr(store, "_mtime", real)
+    table, meta = reader.get("k")
+    assert meta == {"w": 1} and table.equals(_table(seed=1))
+
+
+def test_a_half_entry_older_than_a_minute_is_removed(tmp_path):
+    import os
+    cache = ResultCache(tmp_path)
+    assert cache.put("k", _table(), {})
+    jpath, tpath = tmp_path / "k.json", tmp_path / "k.parquet"
+    jpath.unlink()                           # an interrupted put: the table without its meta
+    assert cache.get("k") is None and tpath.exists()      # recent: maybe in progress, kept
+    t = time.time_ns() - 120 * 10**9
+    os.utime(tpath, ns=(t, t))
+    assert cache.get("k") is None and not tpath.exists()
+
+
 def test_cache_concurrent_writers_with_eviction_raise_nothing(tmp_path):
     probe = ResultCache(tmp_path / "probe", 10**9)
     probe.put("x", _table(300), {})
