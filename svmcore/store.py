@@ -56,6 +56,14 @@ def _mtime(p: Path) -> int:
         return 0
 
 
+def _unlink_if_older(p: Path, old_ns: float) -> None:
+    """Remove ``p`` if it is still there and last modified before ``old_ns``. A missing file is
+    not old: a writer may create it at this moment (a cache once lost such an entry under 8
+    concurrent writers)."""
+    if 0 < _mtime(p) < old_ns:
+        p.unlink(missing_ok=True)
+
+
 def _size(p: Path) -> int:
     try:
         return p.stat().st_size if p.is_file() else 0
@@ -360,13 +368,10 @@ class ResultCache:
         tpath, jpath = self._paths(key)
         if not (tpath.exists() and jpath.exists()):
             # no entry, or half of one: a put in progress (left alone) or an old interrupted one,
-            # whose files are removed one by one, each only if it is still there and still old
-            # (a missing file is not old: a writer may create it right now, and removing the key
-            # as a whole once lost such an entry under 8 concurrent writers)
+            # whose files are removed one by one (never the key as a whole)
             old = time.time_ns() - _PARTIAL_AGE_S * 1e9
             for p in (tpath, jpath):
-                if 0 < _mtime(p) < old:
-                    p.unlink(missing_ok=True)
+                _unlink_if_older(p, old)
             return None
         try:
             meta = json.loads(jpath.read_text(encoding="utf-8"))
@@ -445,8 +450,8 @@ class ResultCache:
         """
         old = time.time_ns() - _PARTIAL_AGE_S * 1e9
         for t in self.root.glob("*.parquet"):
-            if not t.with_suffix(".json").exists() and 0 < _mtime(t) < old:
-                t.unlink(missing_ok=True)
+            if not t.with_suffix(".json").exists():
+                _unlink_if_older(t, old)
         entries = sorted(self.entries(), key=lambda e: e[0] == keep)
         total = self.size_bytes()
         for key, size, _ in entries:

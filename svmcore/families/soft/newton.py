@@ -247,9 +247,8 @@ class CholeskyFactor:
 class WoodburyFactor:
     """G^{-1} without forming G (module docstring, "Two ways to solve with G"): a Cholesky factor
     of M = W^{1/2} ΦΦ' W^{1/2} + cI and the intercept's Schur complement. Raises
-    ``LinAlgError`` when that complement is lost to rounding (the caller then forms G)."""
-
-    note = ""
+    ``LinAlgError`` when that complement is lost to rounding (the caller then forms G). ``note``
+    is "" until ``cholesky`` needs ``_factor``'s ridge."""
 
     def __init__(self, basis: KernelBasis, w: np.ndarray, pen: np.ndarray):
         self.basis, self.w, self.pen = basis, w, pen
@@ -459,15 +458,17 @@ def tangents(sol: LogisticSolution) -> tuple[np.ndarray, np.ndarray]:
 
     Two solves with the factor in hand, O(n r) besides: no factorization.
     """
-    X, z = sol.basis.X, sol.z
+    X = sol.basis.X
     a = 2.0 * sol.basis.n * sol.lam
-    Ez = a * z
-    Ez[0] = 0.0
-    z1 = -sol.solve(Ez)
+
+    def aE(v):                                 # a E v: no penalty on b
+        out = a * v
+        out[0] = 0.0
+        return out
+
+    z1 = -sol.solve(aE(sol.z))
     f1 = X @ z1
-    rhs = X.T @ (sol.w * (1.0 - 2.0 * sol.p) * f1 * f1) + 2.0 * a * z1
-    rhs[0] -= 2.0 * a * z1[0]                  # E z': no penalty on b
-    z2 = z1 - sol.solve(rhs)
+    z2 = z1 - sol.solve(X.T @ (sol.w * (1.0 - 2.0 * sol.p) * f1 * f1) + 2.0 * aE(z1))
     return z1, z2
 
 
