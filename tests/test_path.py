@@ -222,3 +222,42 @@ def test_failed_kkt_check_is_repaired_on_a_working_set(monkeypatch, how_bad):
     assert worst_f <= RTOL and worst_obj <= RTOL, (worst_f, worst_obj)
     assert sols[1].info["repaired"] and not sols[1].info["fallback"]
     assert sols[0].info["working_set_repairs"] == 1 and sols[0].info["fallbacks"] == 0
+
+
+def test_a_cvxopt_start_is_not_solved_twice(monkeypatch):
+    """When the start itself came from cvxopt (LIBSVM and the working set failed) and the path's
+    answer at that λ fails the check, the last repair uses the start instead of solving the same
+    QP again (160 s at n = 5000); the answers still equal cvxopt's."""
+    from svmcore.families.svm.solvers import libsvm
+    from svmcore.families.svm.solvers import path as P
+
+    X, y, upper = _dataset("overlapping")
+    n = len(y)
+    K = gaussian_gram(X, sigma=1.0)
+    lams = 2.0 ** np.array([-1.0, -6.0]) / n
+    calls = []
+
+    def counted(*a, **k):
+        calls.append(a[3])
+        return solve_cvxopt(*a, **k)
+
+    original = P._Path.solution_at
+
+    def spoil(self, s_req, lam, tol=0.0):
+        sol = original(self, s_req, lam, tol)
+        if float(lam) == float(lams[0]) and not calls[1:]:
+            sol.kkt_residual = 1.0
+        return sol
+
+    monkeypatch.setattr(libsvm, "solve_libsvm", lambda *a, **k: (_ for _ in ()).throw(RuntimeError))
+    monkeypatch.setattr(P, "solve_working_set", lambda *a, **k: None)
+    monkeypatch.setattr(P, "solve_cvxopt", counted)
+    monkeypatch.setattr(P._Path, "solution_at", spoil)
+    monkeypatch.setattr(P._Path, "repair_at", lambda self, *a, **k: None)
+    monkeypatch.setattr(P, "finish_dual", lambda *a, **k: (_ for _ in ()).throw(RuntimeError))
+    sols = solve_path(K, y, upper, lams)
+    assert calls == [lams[0]]                       # the start's solve only
+    assert sols[0].info["fallback"] and sols[0].info["fallbacks"] == 1
+    for sol in sols:
+        ref = solve_cvxopt(K, y, upper, sol.lam)
+        assert np.max(np.abs(sol.f - ref.f)) <= RTOL * np.max(np.abs(ref.f))

@@ -267,3 +267,49 @@ class SchurInverse:
         self.m -= 1
         self.loc[j] = self.loc[self.m]
 
+
+
+def affinely_independent(K, order, tol, block=64):
+    """Split ``order`` into the points the elbow can hold and the ones it must park.
+
+    Taken in the given order, a point joins when its feature vector is farther than ``tol``
+    (squared distance) from the affine hull of the points that joined before it. That squared
+    distance is the Schur complement ``K_pp − u'A⁻¹u`` of the bordered elbow matrix
+    A = [[0, 1'], [1, K_EE]] with u = [1; K_Ep], which ``_Path.try_add`` tests point by point.
+    Here it is the pivot of a Cholesky factorization, in the given order, of the kernel centred
+    at the first point, K̃_pq = K_pq − K_p0 − K_0q + K_00, that skips the points whose pivot is
+    at most ``tol``. The factorization is blocked: one matrix product per ``block`` candidates
+    brings their columns up to date, and only the decisions inside a block are sequential.
+    The cost is O(F² r) flops for F candidates and r joined points, in matrix products. Adding
+    the points one by one instead costs an LU solve and a rebuild of the inverse, O(r³), for each
+    nearly dependent point.
+
+    Returns (joined, parked), both in the given order.
+    """
+    idx = np.asarray(order, dtype=np.intp)
+    F = idx.size
+    keep = np.zeros(F, dtype=bool)
+    if F == 0:
+        return idx, idx
+    keep[0] = True
+    K0 = K[np.ix_(idx, idx)]
+    k0 = K0[:, 0].copy()
+    Kc = K0 - k0[:, None] - k0[None, :] + K0[0, 0]
+    L = np.zeros((F, min(F, 256)))                # columns of the joined points
+    r = 0
+    for j0 in range(1, F, block):
+        j1 = min(j0 + block, F)
+        C = Kc[j0:, j0:j1] - L[j0:, :r] @ L[j0:j1, :r].T
+        for t in range(j1 - j0):
+            d = C[t, t]
+            if not d > tol:
+                continue
+            if r == L.shape[1]:
+                L = np.hstack([L, np.zeros((F, min(F, 2 * r) - r))])
+            col = C[:, t] / np.sqrt(d)
+            col[:t] = 0.0                          # rows before the pivot: lower triangular
+            L[j0:, r] = col
+            r += 1
+            C[:, t + 1:] -= np.outer(col, col[t + 1:j1 - j0])
+            keep[j0 + t] = True
+    return idx[keep], idx[~keep]
