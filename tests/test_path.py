@@ -261,3 +261,27 @@ def test_a_cvxopt_start_is_not_solved_twice(monkeypatch):
     for sol in sols:
         ref = solve_cvxopt(K, y, upper, sol.lam)
         assert np.max(np.abs(sol.f - ref.f)) <= RTOL * np.max(np.abs(ref.f))
+
+
+def test_exact_state_h_equals_a_fresh_product(monkeypatch):
+    """exact_state's h = K β + α_0, mostly a correction of a reference product through the
+    elbow's kernel rows, equals the product computed afresh, also with elbows larger than n/8."""
+    from svmcore.families.svm.solvers import path as P
+
+    X, y, upper = _dataset("overlapping")
+    K = gaussian_gram(X, sigma=0.7)
+    original = P._Path.exact_state
+    seen = {"corrected": 0, "large_elbow": 0}
+
+    def checked(self):
+        original(self)
+        beta = y * self.alpha
+        fresh = K @ beta + self.alpha0
+        assert np.max(np.abs(self.h - fresh)) <= 1e-12 * (1.0 + np.max(np.abs(K) @ np.abs(beta)))
+        if self.h is not self._href[0]:
+            seen["corrected"] += 1
+            seen["large_elbow"] += self.m > len(y) // 8
+
+    monkeypatch.setattr(P._Path, "exact_state", checked)
+    solve_path(K, y, upper, 2.0 ** np.arange(-20.0, 1.0) / len(y))
+    assert seen["corrected"] >= 5 and seen["large_elbow"] >= 5, seen

@@ -352,14 +352,22 @@ class _Path:
             self.h = g + self.alpha0
 
     def _h_of(self, beta, alpha0):
-        """h = K β + α_0, as a correction of a reference product when few β changed."""
+        """h = K β + α_0, as a correction of a reference product when few β outside the elbow
+        changed: the elbow's change through its kernel rows in hand (``KE``, one |E| × n pass
+        instead of n × n), the others' through their rows of K."""
         ref = getattr(self, "_href", None)
         if ref is not None:
             h_ref, b_ref, a0_ref, s_ref = ref
             if self.s >= 0.5 * s_ref:          # keep the reference's rounding error ≪ s
-                C = np.flatnonzero(beta != b_ref)
+                d = beta - b_ref
+                dE = d[self.E]
+                d[self.E] = 0.0
+                C = np.flatnonzero(d)
                 if C.size <= self.n // 8:
-                    return h_ref + (beta[C] - b_ref[C]) @ self.K[C] + (alpha0 - a0_ref)
+                    h = h_ref + dE @ self.KE[:self.m] + (alpha0 - a0_ref)
+                    if C.size:
+                        h += d[C] @ self.K[C]
+                    return h
         h = self.K @ beta + alpha0
         self._href = (h, beta.copy(), alpha0, self.s)
         return h
