@@ -285,3 +285,36 @@ def test_exact_state_h_equals_a_fresh_product(monkeypatch):
     monkeypatch.setattr(P._Path, "exact_state", checked)
     solve_path(K, y, upper, 2.0 ** np.arange(-20.0, 1.0) / len(y))
     assert seen["corrected"] >= 5 and seen["large_elbow"] >= 5, seen
+
+
+def test_a_start_finish_dual_cannot_fix_is_taken_from_a_tight_smo(monkeypatch):
+    """When LIBSVM's answer at the default tolerance cannot be finished exactly and the working
+    set fails, the start is LIBSVM run to TIGHT_SMO_TOL (not cvxopt, whose interior-point answer
+    at n = 5000 was 3e-5 off); the answers equal cvxopt's."""
+    from svmcore.families.svm.solvers import libsvm
+    from svmcore.families.svm.solvers import path as P
+
+    X, y, upper = _dataset("weighted")
+    n = len(y)
+    K = gaussian_gram(X, sigma=1.0)
+    lams = 2.0 ** np.array([-1.0, -7.0]) / n
+    tols = []
+    real = libsvm.solve_libsvm
+
+    def smo(*a, tol=1e-3, **k):
+        tols.append(tol)
+        sol = real(*a, tol=tol, **k)
+        if tol > P.TIGHT_SMO_TOL:                    # as if finish_dual had failed
+            sol.polished, sol.kkt_residual = False, 1.0
+        return sol
+
+    monkeypatch.setattr(libsvm, "solve_libsvm", smo)
+    monkeypatch.setattr(P, "solve_working_set", lambda *a, **k: None)
+    monkeypatch.setattr(P, "solve_cvxopt", lambda *a, **k: (_ for _ in ()).throw(AssertionError))
+    sols = solve_path(K, y, upper, lams, fallback=False)
+    assert tols == [1e-5, P.TIGHT_SMO_TOL]
+    assert sols[0].info["start"] == "libsvm"
+    for sol in sols:
+        assert sol.kkt_residual <= 1e-8
+        ref = solve_cvxopt(K, y, upper, sol.lam)
+        assert np.max(np.abs(sol.f - ref.f)) <= RTOL * np.max(np.abs(ref.f))
