@@ -120,3 +120,32 @@ def test_set_solution_parks_the_dependent_free_points():
     assert list(np.flatnonzero(P.status == _P)) == [40, 41, 42, 43, 44]
     assert sorted(P.E) == list(range(40))
     np.testing.assert_allclose(P.h[P.E] / P.s, y[P.E], atol=1e-8)
+
+
+def test_a_burst_of_entering_points_is_decided_as_the_definition_says():
+    """``_Path.add_many`` (an event's many entering or parked points at once): in explicit feature
+    space, each candidate joins when its squared distance to the affine hull of the elbow and of
+    the candidates that joined before it exceeds the tolerance."""
+    rng = np.random.default_rng(3)
+    d = 6
+    elbow = rng.normal(size=(4, d))
+    w = rng.dirichlet(np.ones(4), size=5)
+    cand = np.vstack([w @ elbow,                              # in the elbow's hull: parked
+                      rng.normal(size=(3, d)),                # generic: join
+                      rng.normal(size=(1, d)),
+                      w[:2] @ elbow + 1e-3 * rng.normal(size=(2, d)),   # 1e-6 off the hull: join
+                      rng.normal(size=(6, d))])               # at most d + 1 in all: some parked
+    cand = np.vstack([cand, cand[5:8]])                       # copies of joined candidates: parked
+    X = np.vstack([elbow, cand])
+    n = len(X)
+    P = _Path(X @ X.T, np.where(np.arange(n) % 2 == 0, 1.0, -1.0), np.ones(n))
+    P.status = np.zeros(n, dtype=np.int8)
+    P.alpha = np.zeros(n)
+    for p in range(4):
+        assert P.try_add(p)
+    order = np.arange(4, n)[rng.permutation(n - 4)]
+    keep = P.add_many(order)
+    joined = by_definition(X, [0, 1, 2, 3] + list(order), TOL)[4:]
+    assert list(order[keep]) == joined
+    assert len(joined) == d + 1 - 4                           # the hull fills R^6 at 7 points
+    assert sorted(P.E) == sorted([0, 1, 2, 3] + joined)

@@ -287,19 +287,29 @@ def affinely_independent(K, order, tol, block=64):
     Returns (joined, parked), both in the given order.
     """
     idx = np.asarray(order, dtype=np.intp)
-    F = idx.size
-    keep = np.zeros(F, dtype=bool)
-    if F == 0:
+    if idx.size == 0:
         return idx, idx
-    keep[0] = True
     K0 = K[np.ix_(idx, idx)]
     k0 = K0[:, 0].copy()
-    Kc = K0 - k0[:, None] - k0[None, :] + K0[0, 0]
-    L = np.zeros((F, min(F, 256)))                # columns of the joined points
+    keep = pivots_in_order(K0 - k0[:, None] - k0[None, :] + K0[0, 0], tol, block)
+    keep[0] = True                     # its row and column of the centred kernel are zero
+    return idx[keep], idx[~keep]
+
+
+def pivots_in_order(S, tol, block=64):
+    """Which rows of the positive semidefinite S a Cholesky factorization in the given order keeps
+    when it skips every row whose pivot (its diagonal, less the kept rows' parts) is at most
+    ``tol``: a boolean mask. For S the Schur complement of candidate points against the elbow,
+    the pivot of a row is its squared distance to the affine hull of the elbow and of the
+    candidates kept before it (``_Path.add_many``). Blocked: one matrix product per ``block``
+    rows brings their columns up to date; only the decisions inside a block are sequential."""
+    F = S.shape[0]
+    keep = np.zeros(F, dtype=bool)
+    L = np.zeros((F, min(F, 256)))                # columns of the kept rows
     r = 0
-    for j0 in range(1, F, block):
+    for j0 in range(0, F, block):
         j1 = min(j0 + block, F)
-        C = Kc[j0:, j0:j1] - L[j0:, :r] @ L[j0:j1, :r].T
+        C = S[j0:, j0:j1] - L[j0:, :r] @ L[j0:j1, :r].T
         for t in range(j1 - j0):
             d = C[t, t]
             if not d > tol:
@@ -312,4 +322,4 @@ def affinely_independent(K, order, tol, block=64):
             r += 1
             C[:, t + 1:] -= np.outer(col, col[t + 1:j1 - j0])
             keep[j0 + t] = True
-    return idx[keep], idx[~keep]
+    return keep
