@@ -278,9 +278,8 @@ def affinely_independent(K, order, tol, block=64):
     A = [[0, 1'], [1, K_EE]] with u = [1; K_Ep], which ``_Path.try_add`` tests point by point.
     Here it is the pivot of a Cholesky factorization, in the given order, of the kernel centred
     at the first point, K̃_pq = K_pq − K_p0 − K_0q + K_00, that skips the points whose pivot is
-    at most ``tol``. The factorization is blocked: one matrix product per ``block`` candidates
-    brings their columns up to date, and only the decisions inside a block are sequential.
-    The cost is O(F² r) flops for F candidates and r joined points, in matrix products. Adding
+    at most ``tol`` (``pivots_in_order``, blocked): O(F² r) flops for F candidates and r joined
+    points, in matrix products. Adding
     the points one by one instead costs an LU solve and a rebuild of the inverse, O(r³), for each
     nearly dependent point.
 

@@ -205,6 +205,16 @@ class _Path:
         self._append(p)
         return True
 
+    def add_in_order(self, cand) -> np.ndarray:
+        """Offer the candidates to the elbow in the given order: together (``add_many``) from
+        ``BURST`` of them on a non-empty elbow, else one by one (``try_add``). Returns the mask of
+        those that joined."""
+        if cand.size >= BURST and self.m > 0:
+            keep = self.add_many(cand)
+            if keep is not None:
+                return keep
+        return np.array([self.try_add(p) for p in cand], dtype=bool)
+
     def add_many(self, cand) -> np.ndarray:
         """Decide the entry of many candidates at once, in the given order, as ``try_add`` one
         after another would: a candidate joins when its squared distance to the affine hull of
@@ -214,7 +224,7 @@ class _Path:
         then one rebuild of the inverse for all that joined. One by one, each nearly dependent
         candidate of a large elbow cost an LU and a rebuild (n = 5000, σ = 2^-0.5: single events
         with hundreds of entering points took minutes). Returns the mask of those that joined,
-        or None when A is singular (the caller then adds them one by one)."""
+        or None when A is singular (``add_in_order`` then adds them one by one)."""
         m = self.m
         U = np.empty((m + 1, cand.size))
         U[0] = 1.0
@@ -922,23 +932,14 @@ def _update_sets(P, seg, upper):
     enter = enter[np.argsort(-np.abs(seg.rho[enter]))]
     st = P.status[enter]
     enter = enter[(st == _L) | (st == _R)]
-    keep = P.add_many(enter) if enter.size >= BURST and P.m > 0 else None
-    if keep is not None:
-        P.status[enter[~keep]] = _P
-        return
-    for p in enter:
-        if not P.try_add(p):
-            P.status[p] = _P
+    P.status[enter[~P.add_in_order(enter)]] = _P
 
 
 def _unpark(P, upper):
     """After the elbow lost a point, parked points may enter; one still dependent stays parked,
     unless its α is at a bound (then it joins that set)."""
     parked = np.flatnonzero(P.status == _P)
-    keep = P.add_many(parked) if parked.size >= BURST and P.m > 0 else None
-    for i, p in enumerate(parked):
-        if (keep[i] if keep is not None else P.try_add(p)):
-            continue
+    for p in parked[~P.add_in_order(parked)]:
         a = P.alpha[p]
         if a <= BOUND_RTOL * min(1.0, P.s) * upper[p]:
             P.alpha[p], P.status[p] = 0.0, _R
