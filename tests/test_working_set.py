@@ -102,3 +102,31 @@ def test_gives_up_at_once_beyond_max_size():
     a0, b0 = _perturb(ref.alpha, ref.b, upper, 0)
     assert solve_working_set(K, y, upper, lam, a0, b0, max_size=10) is None
     assert solve_working_set(K, y, upper, lam, a0, b0, max_size=N) is not None
+
+
+def test_default_max_size_follows_n():
+    """Above 2,000 points the default working set may exceed 500 (n/4): n = 2400, σ = 2^-2,
+    log2(nλ) = −4 has 554 free points, so W holds 564 and only the default repairs LIBSVM's
+    answer; the answer passes a KKT check written here from the definition."""
+    n = 2400
+    data = make_wahba2d(n, seed=3)
+    y = data.y
+    K = gaussian_gram(data.X, sigma=0.25)
+    lam = 2.0 ** -4 / n
+    C = 1.0 / (2 * n * lam)
+    from sklearn.svm import SVC
+    m = SVC(C=C, kernel="precomputed", tol=1e-5).fit(K, y)
+    alpha = np.zeros(n)
+    alpha[m.support_] = np.abs(m.dual_coef_.ravel()) / C
+    b = float(m.intercept_[0])
+    assert solve_working_set(K, y, np.ones(n), lam, alpha, b, max_size=500) is None
+    sol = solve_working_set(K, y, np.ones(n), lam, alpha, b)
+    assert sol is not None and 500 < sol.info["size"] <= n // 4
+    a = sol.alpha
+    yf = y * (K @ (y * a) / (2 * n * lam) + sol.b)
+    assert np.all((a >= 0) & (a <= 1)) and abs(y @ a) <= 1e-9 * n
+    free = (a > 1e-9) & (a < 1 - 1e-9)
+    assert free.sum() > 500
+    assert np.max(np.abs(yf[free] - 1)) <= 1e-8
+    assert np.min(yf[a <= 1e-9]) >= 1 - 1e-8
+    assert np.max(yf[a >= 1 - 1e-9]) <= 1 + 1e-8

@@ -100,7 +100,7 @@ def _solve_sub(K, y, upper, lam, alpha, Widx, options):
 
 
 def solve_working_set(K, y, upper, lam, alpha, b, *, tol: float = 1e-8, max_rounds: int = 20,
-                      min_size: int = 50, max_size: int = 500, blas_threads: int | None = 1,
+                      min_size: int = 50, max_size: int | None = None, blas_threads: int | None = 1,
                       **options) -> DualSolution | None:
     """Repair a near-solution (α, b) of the weighted SVM dual by a working-set method (docs/svm.md).
 
@@ -128,9 +128,10 @@ def solve_working_set(K, y, upper, lam, alpha, b, *, tol: float = 1e-8, max_roun
         Number of sub-problems solved before giving up.
     min_size : int
         Smallest working set.
-    max_size : int
+    max_size : int, optional
         Largest working set: a sub-problem costs O(|W|³) per interior-point iteration, so beyond
-        this size (large free sets, e.g. small σ) the repair gives up (``None``) at once.
+        this size (large free sets, e.g. small σ) the repair gives up (``None``) at once. Default
+        ``default_max_size(n)``.
     blas_threads : int or None
         BLAS threads during the repair (its systems are small: on a busy machine one thread is
         more than ten times faster than several); None leaves the setting alone.
@@ -145,6 +146,8 @@ def solve_working_set(K, y, upper, lam, alpha, b, *, tol: float = 1e-8, max_roun
         rounding level, see ``_OPTIONS``), "kkt_floor"}; ``None`` when the residual did not reach
         max(tol, floor) within ``max_rounds`` (solve the full problem).
     """
+    if max_size is None:
+        max_size = default_max_size(len(y))
     if blas_threads is None:
         return _solve_working_set(K, y, upper, lam, alpha, b, tol, max_rounds, min_size, max_size,
                                   options)
@@ -153,6 +156,15 @@ def solve_working_set(K, y, upper, lam, alpha, b, *, tol: float = 1e-8, max_roun
     with threadpool_limits(limits=int(blas_threads), user_api="blas"):
         return _solve_working_set(K, y, upper, lam, alpha, b, tol, max_rounds, min_size, max_size,
                                   options)
+
+
+def default_max_size(n: int) -> int:
+    """The largest working set worth solving for n points: max(500, n/4). A sub-problem of n/4
+    points costs 1/64 of an interior-point iteration on the whole problem. At n = 5000, σ = 1,
+    log2(nλ) = −25 (the path's own answer lost to a singular elbow) the repair needed |W| = 742:
+    four rounds, 19.9 s, residual 1.4e-6 under a floor of 7.8e-6; with the old fixed 500 it gave
+    up and cvxopt on all 5,000 points took 705 s."""
+    return max(500, n // 4)
 
 
 def _solve_working_set(K, y, upper, lam, alpha, b, tol, max_rounds, min_size, max_size, options):
