@@ -50,9 +50,11 @@ class ExplicitInverse:
 
     def commit_add(self, data, w=None, c=None):
         """Border the inverse with the point prepared by ``prepare_add`` (or with a more accurate
-        w = A⁻¹u and pivot c from the caller)."""
+        w = A⁻¹u and pivot c from the caller; a pivot alone replaces only the pivot)."""
         if w is None:
-            w, c = data
+            w = data[0]
+        if c is None:
+            c = data[1]
         M = self.M
         if M + 1 > self.B.shape[0]:
             B = np.zeros((2 * M, 2 * M))
@@ -295,13 +297,14 @@ def affinely_independent(K, order, tol, block=64):
     return idx[keep], idx[~keep]
 
 
-def pivots_in_order(S, tol, block=64):
+def pivots_in_order(S, tol, block=64, pivots=None):
     """Which rows of the positive semidefinite S a Cholesky factorization in the given order keeps
     when it skips every row whose pivot (its diagonal, less the kept rows' parts) is at most
     ``tol``: a boolean mask. For S the Schur complement of candidate points against the elbow,
     the pivot of a row is its squared distance to the affine hull of the elbow and of the
     candidates kept before it (``_Path.add_many``). Blocked: one matrix product per ``block``
-    rows brings their columns up to date; only the decisions inside a block are sequential."""
+    rows brings their columns up to date; only the decisions inside a block are sequential.
+    ``pivots`` (an array of S's length), if given, receives the kept rows' pivots."""
     F = S.shape[0]
     keep = np.zeros(F, dtype=bool)
     L = np.zeros((F, min(F, 256)))                # columns of the kept rows
@@ -321,4 +324,6 @@ def pivots_in_order(S, tol, block=64):
             r += 1
             C[:, t + 1:] -= np.outer(col, col[t + 1:j1 - j0])
             keep[j0 + t] = True
+            if pivots is not None:
+                pivots[j0 + t] = d
     return keep

@@ -120,6 +120,7 @@ class _Path:
         self._changes = 0                               # elbow changes so far (A's version)
         self._lu = None                                 # (A's version, LU factors of A)
         self._dx = None                 # direction A⁻¹[0; y_E] (elbow order) kept up to date, or None
+        self.park_bound = np.full(n, np.inf)    # ≥ a parked point's squared distance to the hull
 
     # ------------------------------------------------------------------ elbow inverse
     def _grow(self):
@@ -220,11 +221,14 @@ class _Path:
         after another would: a candidate joins when its squared distance to the affine hull of
         the elbow and of the candidates that joined before it exceeds ``dep_tol``·max K_ii. Those
         distances are the in-order pivots of the candidates' Schur complement
-        S = K_CC − U'A⁻¹U, U = [1'; K_EC] (``pivots_in_order``): one LU of A and one product,
-        then one rebuild of the inverse for all that joined. One by one, each nearly dependent
-        candidate of a large elbow cost an LU and a rebuild (n = 5000, σ = 2^-0.5: single events
-        with hundreds of entering points took minutes). Returns the mask of those that joined,
-        or None when A is singular (``add_in_order`` then adds them one by one)."""
+        S = K_CC − U'A⁻¹U, U = [1'; K_EC] (``pivots_in_order``): one LU of A and one product.
+        Those that joined are bordered into a block-LU inverse (``SchurInverse``) with their
+        in-order pivots while it has room for them; else (small elbows, or a stale inverse) the
+        inverse is rebuilt once for all of them. One by one, each nearly dependent candidate of a
+        large elbow cost an LU and a rebuild (n = 5000, σ = 2^-0.5: single events with hundreds
+        of entering points took minutes), and a rebuild per burst still took a quarter of that
+        column's 1,665 s. Returns the mask of those that joined, or None when A is singular
+        (``add_in_order`` then adds them one by one)."""
         m = self.m
         U = np.empty((m + 1, cand.size))
         U[0] = 1.0
@@ -233,12 +237,23 @@ class _Path:
         if W is None or not np.all(np.isfinite(W)):
             return None
         S = self.K[np.ix_(cand, cand)] - U.T @ W
-        keep = pivots_in_order(0.5 * (S + S.T), self.dep_tol * self.kscale)
-        for p in cand[keep]:
-            self._append(p)
-        if keep.any():
+        pivots = np.empty(cand.size)
+        keep = pivots_in_order(0.5 * (S + S.T), self.dep_tol * self.kscale, pivots=pivots)
+        joined = cand[keep]
+        if joined.size == 0:
+            return keep
+        self._dx = None
+        if (self.stale or not isinstance(self.F, SchurInverse)
+                or self.F.k + joined.size > self.F.kmax()):
+            for p in joined:
+                self._append(p)
             self.refactor()
-            self._dx = None
+            return keep
+        for p, c in zip(joined, pivots[keep]):       # bordered in, with their in-order pivots
+            u = np.r_[1.0, self.KE[:self.m, p]]
+            _, data = self.F.prepare_add(p, u, self.K[p, p])
+            self.F.commit_add(data, c=c)
+            self._append(p)
         return keep
 
     def _lu_solve(self, u):
@@ -256,17 +271,45 @@ class _Path:
             return None
         return lu_solve((lu, piv), u, check_finite=False)
 
+    def park(self, pts):
+        """Park points the elbow cannot hold: their squared distance to its affine hull was
+        found to be at most ``dep_tol``·max K_ii, which is where their bound starts."""
+        self.status[pts] = _P
+        self.park_bound[pts] = self.dep_tol * self.kscale
+
+    def _raise_park_bounds(self, j, col):
+        """A parked point p is farther from the hull once elbow position j leaves, by
+        (u_p'b)²/b_r with b = column r = j + 1 of A⁻¹ and u_p = [1; K_Ep] (the bordered inverse's
+        downdate): O(|E|·parked) instead of deciding every parked point again (an LU of A)."""
+        parked = np.flatnonzero(self.status == _P)
+        if parked.size == 0:
+            return
+        r = j + 1
+        if col is None or not col[r] > 0 or not np.all(np.isfinite(col)):
+            self.park_bound[parked] = np.inf
+            return
+        g = col[0] + col[1:] @ self.KE[:self.m][:, parked]
+        self.park_bound[parked] += g * g / col[r]
+
     def remove(self, j):
         """Remove the j-th elbow point (position in E) from the elbow."""
         m = self.m
         self._changes += 1
         if m == 1:
+            self.park_bound[self.status == _P] = np.inf
             self.E = self.E[:0]
             self.m = 0
             self.F = None
             self._dx = None
             return
-        self._track_remove(j, self.F.remove(j))
+        col = None
+        if isinstance(self.F, SchurInverse) and np.any(self.status == _P):
+            e = np.zeros(m + 1)
+            e[j + 1] = 1.0
+            col = self.F.apply(e)
+        col_removed = self.F.remove(j)
+        self._raise_park_bounds(j, col if col is not None else col_removed)
+        self._track_remove(j, col_removed)
         last = m - 1
         if j != last:                       # move the last elbow point into position j
             r, rl = j + 1, m
@@ -386,7 +429,7 @@ class _Path:
         joined, parked = affinely_independent(self.K, order, self.dep_tol * self.kscale)
         for p in joined:
             self._append(p)
-        self.status[parked] = _P
+        self.park(parked)
         self.refactor()
         self.exact_state()
 
@@ -932,14 +975,19 @@ def _update_sets(P, seg, upper):
     enter = enter[np.argsort(-np.abs(seg.rho[enter]))]
     st = P.status[enter]
     enter = enter[(st == _L) | (st == _R)]
-    P.status[enter[~P.add_in_order(enter)]] = _P
+    P.park(enter[~P.add_in_order(enter)])
 
 
 def _unpark(P, upper):
-    """After the elbow lost a point, parked points may enter; one still dependent stays parked,
-    unless its α is at a bound (then it joins that set)."""
+    """After the elbow lost a point, parked points may enter: those whose distance to the hull
+    may have grown past the tolerance (``park_bound``) are offered. One still dependent stays
+    parked, unless its α is at a bound (then it joins that set)."""
     parked = np.flatnonzero(P.status == _P)
-    for p in parked[~P.add_in_order(parked)]:
+    offer = P.park_bound[parked] > P.dep_tol * P.kscale
+    joined = np.zeros(parked.size, dtype=bool)
+    joined[offer] = P.add_in_order(parked[offer])
+    P.park(parked[offer & ~joined])
+    for p in parked[~joined]:
         a = P.alpha[p]
         if a <= BOUND_RTOL * min(1.0, P.s) * upper[p]:
             P.alpha[p], P.status[p] = 0.0, _R
