@@ -105,7 +105,7 @@ def test_gives_up_at_once_beyond_max_size():
 
 
 def test_default_max_size_follows_n():
-    """Above 2,000 points the default working set may exceed 500 (n/4): n = 2400, σ = 2^-2,
+    """Above 1,000 points the default working set may exceed 500 (n/2): n = 2400, σ = 2^-2,
     log2(nλ) = −4 has 554 free points, so W holds 564 and only the default repairs LIBSVM's
     answer; the answer passes a KKT check written here from the definition."""
     n = 2400
@@ -121,7 +121,7 @@ def test_default_max_size_follows_n():
     b = float(m.intercept_[0])
     assert solve_working_set(K, y, np.ones(n), lam, alpha, b, max_size=500) is None
     sol = solve_working_set(K, y, np.ones(n), lam, alpha, b)
-    assert sol is not None and 500 < sol.info["size"] <= n // 4
+    assert sol is not None and 500 < sol.info["size"] <= n // 2
     a = sol.alpha
     yf = y * (K @ (y * a) / (2 * n * lam) + sol.b)
     assert np.all((a >= 0) & (a <= 1)) and abs(y @ a) <= 1e-9 * n

@@ -159,12 +159,13 @@ def solve_working_set(K, y, upper, lam, alpha, b, *, tol: float = 1e-8, max_roun
 
 
 def default_max_size(n: int) -> int:
-    """The largest working set worth solving for n points: max(500, n/4). A sub-problem of n/4
-    points costs 1/64 of an interior-point iteration on the whole problem. At n = 5000, σ = 1,
-    log2(nλ) = −25 (the path's own answer lost to a singular elbow) the repair needed |W| = 742:
-    four rounds, 19.9 s, residual 1.4e-6 under a floor of 7.8e-6; with the old fixed 500 it gave
-    up and cvxopt on all 5,000 points took 705 s."""
-    return max(500, n // 4)
+    """The largest working set worth solving for n points: max(500, n/2). A sub-problem of n/2
+    points costs 1/8 of an interior-point iteration on the whole problem. At n = 5000 the
+    path's own answers at the smallest λ of large-σ columns are lost to singular elbows
+    (σ = 1, log2(nλ) = −25: cond 1e16, |α| ~ 3e6). There the repair needed |W| = 742 (four
+    rounds, 19.9 s) and at σ = 2^0.5, log2(nλ) = −24, |W| = 1,564 (six rounds, 66 s); with the
+    old fixed 500 it gave up and cvxopt on all 5,000 points took 705 s."""
+    return max(500, n // 2)
 
 
 def _solve_working_set(K, y, upper, lam, alpha, b, tol, max_rounds, min_size, max_size, options):
