@@ -50,11 +50,9 @@ class ExplicitInverse:
 
     def commit_add(self, data, w=None, c=None):
         """Border the inverse with the point prepared by ``prepare_add`` (or with a more accurate
-        w = A⁻¹u and pivot c from the caller; a pivot alone replaces only the pivot)."""
+        w = A⁻¹u and pivot c from the caller)."""
         if w is None:
-            w = data[0]
-        if c is None:
-            c = data[1]
+            w, c = data
         M = self.M
         if M + 1 > self.B.shape[0]:
             B = np.zeros((2 * M, 2 * M))
