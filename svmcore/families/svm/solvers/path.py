@@ -28,7 +28,8 @@ Degenerate cases:
   interval (``intercept_from_bounds``), the convention of ``finish_dual``.
 * a point whose kernel row is (numerically) in the affine span of the elbow's rows (duplicates,
   Gaussian kernels with a large σ) would make the elbow matrix singular; it is not added but
-  "parked" at its current α and margin, and reconsidered when the elbow loses a point. At a
+  "parked" at its current α and margin, and reconsidered when the elbow loses a point and its
+  distance to the elbow's hull may have grown past the tolerance (``park_bound``). At a
   start (``set_solution``) all free points are split at once (``affinely_independent``: one
   blocked Cholesky factorization in matrix products); one by one, each nearly dependent point of
   a large elbow cost an LU solve and a rebuild of the inverse (n = 5000, σ = 2^-2.5: over 400 s).
@@ -135,6 +136,16 @@ class _Path:
         A[:m1, :m1] = self.A[:m1, :m1]
         self.KE, self.A = KE, A
 
+    @property
+    def dep_level(self):
+        """The squared distance to the elbow's affine hull at or below which a point is parked:
+        ``dep_tol``·max K_ii (the start's split, bursts, and parked points' bounds)."""
+        return self.dep_tol * self.kscale
+
+    def _border(self, p):
+        """u = [1; K_Ep], p's column of the bordered elbow matrix."""
+        return np.r_[1.0, self.KE[:self.m, p]]
+
     def needs_refactor(self):
         """Whether the maintained inverse should be rebuilt (drift, or many changes since)."""
         return self.stale or (self.F is not None and self.F.k >= self.F.kmax())
@@ -168,9 +179,7 @@ class _Path:
             return True
         if self.stale and self.F.k > 0:      # drifted; a fresh inverse that missed is kept
             self.refactor()
-        u = np.empty(m + 1)
-        u[0] = 1.0
-        u[1:] = self.KE[:m, p]
+        u = self._border(p)
         kpp = self.K[p, p]
         c, data = self.F.prepare_add(p, u, kpp)
         if c > 1e-6 * self.kscale:
@@ -238,7 +247,7 @@ class _Path:
             return None
         S = self.K[np.ix_(cand, cand)] - U.T @ W
         pivots = np.empty(cand.size)
-        keep = pivots_in_order(0.5 * (S + S.T), self.dep_tol * self.kscale, pivots=pivots)
+        keep = pivots_in_order(0.5 * (S + S.T), self.dep_level, pivots=pivots)
         joined = cand[keep]
         if joined.size == 0:
             return keep
@@ -250,8 +259,7 @@ class _Path:
             self.refactor()
             return keep
         for p, c in zip(joined, pivots[keep]):       # bordered in, with their in-order pivots
-            u = np.r_[1.0, self.KE[:self.m, p]]
-            _, data = self.F.prepare_add(p, u, self.K[p, p])
+            _, data = self.F.prepare_add(p, self._border(p), self.K[p, p])
             self.F.commit_add(data, c=c)
             self._append(p)
         return keep
@@ -275,7 +283,7 @@ class _Path:
         """Park points the elbow cannot hold: their squared distance to its affine hull was
         found to be at most ``dep_tol``·max K_ii, which is where their bound starts."""
         self.status[pts] = _P
-        self.park_bound[pts] = self.dep_tol * self.kscale
+        self.park_bound[pts] = self.dep_level
 
     def _raise_park_bounds(self, j, col):
         """A parked point p is farther from the hull once elbow position j leaves, by
@@ -426,7 +434,7 @@ class _Path:
         self.alpha0 = float(s * b)
         # the free points join the elbow, the most interior first; dependent ones are parked
         order = free[np.argsort(-np.minimum(alpha[free], upper[free] - alpha[free]), kind="stable")]
-        joined, parked = affinely_independent(self.K, order, self.dep_tol * self.kscale)
+        joined, parked = affinely_independent(self.K, order, self.dep_level)
         for p in joined:
             self._append(p)
         self.park(parked)
@@ -983,7 +991,7 @@ def _unpark(P, upper):
     may have grown past the tolerance (``park_bound``) are offered. One still dependent stays
     parked, unless its α is at a bound (then it joins that set)."""
     parked = np.flatnonzero(P.status == _P)
-    offer = P.park_bound[parked] > P.dep_tol * P.kscale
+    offer = P.park_bound[parked] > P.dep_level
     joined = np.zeros(parked.size, dtype=bool)
     joined[offer] = P.add_in_order(parked[offer])
     P.park(parked[offer & ~joined])
