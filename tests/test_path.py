@@ -224,6 +224,44 @@ def test_failed_kkt_check_is_repaired_on_a_working_set(monkeypatch, how_bad):
     assert sols[0].info["working_set_repairs"] == 1 and sols[0].info["fallbacks"] == 0
 
 
+@pytest.mark.parametrize("how_bad, tried", [(1e-5, True), (1.0, False)])
+def test_an_answer_far_from_a_solution_skips_the_repairs_on_its_own_sets(monkeypatch, how_bad,
+                                                                        tried):
+    """The active-set rounds on the path's state and ``finish_dual`` correct the answer's own sets;
+    from an answer far off (residual above NEAR_SOLUTION = 1e-3) they are not tried and the working
+    set repairs it at once; near a solution they are tried first. Either way the answers equal
+    cvxopt's."""
+    from svmcore.families.svm.solvers import path as P
+
+    X, y, upper = _dataset("weighted")
+    n = len(y)
+    K = gaussian_gram(X, sigma=4.0)
+    lams = 2.0 ** np.array([-3.5, -9.2, -16.8]) / n
+    original, calls = P._Path.solution_at, []
+
+    def spoil(self, s_req, lam, tol=0.0):
+        sol = original(self, s_req, lam, tol)
+        if float(lam) == float(lams[1]) and not calls:     # the first answer at lams[1] only
+            free = np.flatnonzero((sol.alpha > 0) & (sol.alpha < upper))
+            sol.alpha[free[:2]] = upper[free[:2]]
+            sol.kkt_residual = how_bad
+        return sol
+
+    def refused(name):
+        def step(*a, **k):
+            calls.append(name)
+            return None if name == "repair_at" else (_ for _ in ()).throw(RuntimeError)
+        return step
+
+    monkeypatch.setattr(P._Path, "solution_at", spoil)
+    monkeypatch.setattr(P._Path, "repair_at", refused("repair_at"))
+    monkeypatch.setattr(P, "finish_dual", refused("finish_dual"))
+    sols, worst_f, worst_obj = _compare(K, y, upper, lams)
+    assert worst_f <= RTOL and worst_obj <= RTOL, (worst_f, worst_obj)
+    assert calls == (["repair_at", "finish_dual"] if tried else [])
+    assert sols[0].info["working_set_repairs"] == 1 and sols[0].info["fallbacks"] == 0
+
+
 def test_a_cvxopt_start_is_not_solved_twice(monkeypatch):
     """When the start itself came from cvxopt (LIBSVM and the working set failed) and the path's
     answer at that λ fails the check, the last repair uses the start instead of solving the same

@@ -47,8 +47,10 @@ state at that λ; the path continues from there; ``info["repaired"]``), ``_repai
 on the free points, the violators and the points nearest the margin, certified by the KKT check on
 all points; ``info["working_set_repairs"]``) and ``_repair_by_cvxopt`` (``solve_cvxopt`` on the
 whole problem, ``info["fallback"]``, kept when its residual is smaller). The path restarts from an
-answer of the last three. When the path itself fails (cycling, too many events, a singular
-system), ``_recover`` answers the next λ with a working-set QP, else cvxopt, and restarts there.
+answer of the last three. An answer far from any solution (residual above ``NEAR_SOLUTION``, e.g.
+from a nearly singular elbow) skips the first two, which correct its own sets. When the path
+itself fails (cycling, too many events, a singular system), ``_recover`` answers the next λ with
+a working-set QP, else cvxopt, and restarts there.
 The rounding floor 4·eps·max_i(|K||c| + |b|)_i is the accuracy to which f itself can be evaluated
 at that λ: at λ ≈ 2^-25/n with points at the bound, no solver in this parameterization does better.
 
@@ -1004,9 +1006,21 @@ def _unpark(P, upper):
 
 
 # ---------------------------------------------------------------------------- repairs
+#: KKT residual above which an answer is not near a solution: its sets say nothing about the
+#: solution's, so the repairs that solve on them (``ON_SETS``) are skipped and the working set
+#: starts from the last accepted answer. Measured on wahba2d (n = 3500 and 5000, σ ≥ 2^-1,
+#: log2(nλ) = −23 … −25, where nearly singular elbows give residuals of 3e-4 … 2e8): neither
+#: repair succeeded once from such an answer, and ``finish_dual`` alone spent 2–6 s on each.
+NEAR_SOLUTION = 1e-3
+
+
 def _repaired(run, sol):
-    """Try ``REPAIR_LADDER`` in order, cheapest first; True when a step recorded an answer."""
+    """Try ``REPAIR_LADDER`` in order, cheapest first; True when a step recorded an answer. An
+    answer that is not near a solution (``NEAR_SOLUTION``) skips the repairs in ``ON_SETS``."""
+    far = not sol.kkt_residual <= NEAR_SOLUTION
     for step in REPAIR_LADDER:
+        if far and step in ON_SETS:
+            continue
         if step(run, sol) is not None:
             return True
     return False
@@ -1059,13 +1073,15 @@ def _repair_by_cvxopt(run, sol):
 #: the repairs of an answer that fails the KKT check, cheapest first; each records an accepted
 #: answer at the k-th λ and returns it, or returns None
 REPAIR_LADDER = (_repair_on_path, _repair_by_finish, _repair_on_working_set, _repair_by_cvxopt)
+#: the repairs that correct the answer's own sets (tried only near a solution)
+ON_SETS = (_repair_on_path, _repair_by_finish)
 
 
 def _working_set(run, sol):
     """``solve_working_set`` from the path's near-solution, else from the last accepted answer at
     a larger λ (after a degenerate stretch the path's own state can be far off while the
     previous grid point's partition is still close); kept when better than sol."""
-    starts = (sol, run.last_good) if sol.kkt_residual <= 1e-3 else (run.last_good, sol)
+    starts = (sol, run.last_good) if sol.kkt_residual <= NEAR_SOLUTION else (run.last_good, sol)
     for begin in starts:
         if begin is None or not (np.all(np.isfinite(begin.alpha)) and np.isfinite(begin.b)):
             continue
