@@ -128,3 +128,62 @@ def test_rounding_floor_by_hand():
     assert rounding_floor(K, y, a, 0.25, 0.1) == pytest.approx(4 * eps * 0.6)
     assert rounding_floor(K, y, a, 0.25, -1e9) == pytest.approx(4 * eps * 2.0)
     assert rounding_floor(-K, y, a, 0.25, 0.0, abs_K=K) == pytest.approx(4 * eps * 0.5)
+
+
+def _raw_cvxopt(n, log2_sigma, log2_nlambda):
+    """An interior-point answer before ``finish_dual`` (wahba2d, seed 1)."""
+    from svmcore.families.svm.solvers.qp import _OPTIONS, solve_restricted_dual
+
+    d = make_wahba2d(n, seed=1)
+    K = gaussian_gram(d.X, sigma=2.0 ** log2_sigma)
+    lam = 2.0 ** log2_nlambda / n
+    alpha, b, _ = solve_restricted_dual(K, d.y, np.ones(n), lam, np.zeros(n), np.arange(n),
+                                        dict(_OPTIONS))
+    return K, d.y, np.ones(n), lam, alpha, b
+
+
+def _counted_finish(monkeypatch, *args, **kw):
+    """``finish_dual`` on args, with the number of free-set solves it made."""
+    from svmcore.families.svm.solvers import _common
+
+    calls, solve = [], _common.solve_on_partition
+    monkeypatch.setattr(_common, "solve_on_partition", lambda *a: calls.append(1) or solve(*a))
+    sol = _common.finish_dual(*args, "cvxopt", **kw)
+    monkeypatch.setattr(_common, "solve_on_partition", solve)
+    return sol, len(calls)
+
+
+def _checked_residual(K, y, upper, lam, sol):
+    """The KKT residual recomputed from α and b."""
+    from svmcore.families.svm.solvers._common import decision_values, zero_scale
+
+    f = decision_values(K, y, sol.alpha, lam, sol.b)
+    return kkt_residual(y, f, sol.alpha, upper, scale=zero_scale(len(y), lam))
+
+
+def test_finish_stops_a_correction_that_no_longer_improves(monkeypatch):
+    """n = 500, σ = 1, log2(nλ) = −18: from cvxopt's interior-point answer the correction rounds
+    reach their best partition early and then wander (31 free-set solves when let run). With
+    ``stall_rounds`` = 8 at most 2·9 solves are made, and the answer is the same exact one."""
+    args = _raw_cvxopt(500, 0.0, -18.0)
+    free_run, n_free = _counted_finish(monkeypatch, *args, stall_rounds=10 ** 6)
+    sol, n_calls = _counted_finish(monkeypatch, *args)
+    assert n_calls <= 2 * (8 + 1) < n_free
+    assert sol.polished and _checked_residual(*args[:4], sol) <= 1e-8
+    assert np.max(np.abs(sol.f - free_run.f)) <= 1e-9 * np.max(np.abs(free_run.f))
+
+
+def test_finish_to_floor_stops_at_the_rounding_floor(monkeypatch):
+    """n = 300, σ = 8, log2(nλ) = −25: the exact answer's residual (~4e-8) is above tol = 1e-8 but
+    within the rounding floor of f (~7e-7), which no solver can beat; with ``to_floor`` the
+    correction stops there instead of trying the second starting partition."""
+    from svmcore.families.svm.solvers._common import rounding_floor
+
+    args = _raw_cvxopt(300, 3.0, -25.0)
+    plain, n_plain = _counted_finish(monkeypatch, *args)
+    sol, n_calls = _counted_finish(monkeypatch, *args, to_floor=True)
+    K, y, upper, lam = args[:4]
+    residual = _checked_residual(K, y, upper, lam, sol)
+    assert 1e-8 < residual <= rounding_floor(K, y, sol.alpha, lam, sol.b)
+    assert n_calls < n_plain
+    assert np.max(np.abs(sol.f - plain.f)) <= 1e-6 * np.max(np.abs(plain.f))

@@ -144,18 +144,24 @@ def solve_on_partition(K, y, upper, lam, at_upper, free):
 
 
 def finish_dual(K, y, upper, lam, alpha_raw, b_raw, solver: str, n_iter: int = 0,
-                tol: float = 1e-8, info: dict | None = None, max_rounds: int = 30) -> DualSolution:
+                tol: float = 1e-8, info: dict | None = None, max_rounds: int = 30,
+                stall_rounds: int = 8, to_floor: bool = False) -> DualSolution:
     """Exact solution from the sets the solver found (docs/svm.md), corrected until KKT holds.
 
     Starting from the solver's partition (α snapped to 0 / L within ``BOUND_RTOL``·``zero_scale``),
     solve the free-set system; move free points that left [0, L] to the bound they crossed and bound
-    points that violate their KKT condition into the free set; repeat (at most ``max_rounds``). When
-    that does not reach ``tol``, the same correction is started once more from the partition the
-    solver's f indicates (y f within 1e-6·max(1, |f|) of 1: free; below: at L; above: at 0) — at tiny
-    λ an interior-point α of a non-support vector (~1e-12) is not distinguishable from a small free α
-    (2nλ·a), but its margin is. The result is kept when its KKT residual is below the raw answer's
-    (``polished`` says whether it is ≤ ``tol``, i.e. exact); otherwise the solver's raw answer is
-    returned with ``polished=False``.
+    points that violate their KKT condition into the free set; repeat (at most ``max_rounds``, and
+    at most ``stall_rounds`` after the best residual last fell: on nearly singular free sets the
+    partition can swing between "every free α out of the box" and "hundreds of violators enter"
+    without end, each round a dense solve). When that does not reach ``tol``, the same correction
+    is started once more from the partition the solver's f indicates (y f within 1e-6·max(1, |f|)
+    of 1: free; below: at L; above: at 0) — at tiny λ an interior-point α of a non-support vector
+    (~1e-12) is not distinguishable from a small free α (2nλ·a), but its margin is. With
+    ``to_floor`` a round also stops the correction when its residual is within the rounding floor
+    of f (``rounding_floor``), the most any solver can reach at that λ (callers that accept up to
+    the floor). The result is kept when its KKT residual is below the raw answer's (``polished``
+    says whether it is ≤ ``tol``, i.e. exact); otherwise the solver's raw answer is returned with
+    ``polished=False``.
     """
     n = len(y)
     raw_alpha = np.clip(np.asarray(alpha_raw, float), 0.0, upper)
@@ -163,10 +169,24 @@ def finish_dual(K, y, upper, lam, alpha_raw, b_raw, solver: str, n_iter: int = 0
     zs = zero_scale(n, lam)
     raw_res = kkt_residual(y, raw_f, raw_alpha, upper, scale=zs)
 
+    abs_K = None
+
+    def good_enough(res, alpha, b):
+        nonlocal abs_K
+        if res <= tol or not to_floor:
+            return res <= tol
+        if abs_K is None:
+            abs_K = K if K.min() >= 0 else np.abs(K)
+        return res <= rounding_floor(K, y, alpha, lam, b, abs_K=abs_K)
+
     def correct(at_upper, free):
         best = None
         seen = set()
+        since_best = 0
         for _ in range(max_rounds):
+            since_best += 1
+            if since_best > stall_rounds:
+                break
             alpha, b = solve_on_partition(K, y, upper, lam, at_upper, free)
             slack = 1e-10 * upper
             low = free & (alpha < -slack)
@@ -179,9 +199,9 @@ def finish_dual(K, y, upper, lam, alpha_raw, b_raw, solver: str, n_iter: int = 0
             f = decision_values(K, y, alpha, lam, b)
             res = kkt_residual(y, f, alpha, upper, scale=zs)
             if best is None or res < best[0]:
-                best = (res, alpha, b, f)
-            if res <= tol:
-                break
+                best, since_best = (res, alpha, b, f), 0
+                if good_enough(res, alpha, b):
+                    break
             yf = y * f
             viol0 = (~free & ~at_upper) & (yf < 1.0 - tol)
             violU = at_upper & (yf > 1.0 + tol)
@@ -195,7 +215,7 @@ def finish_dual(K, y, upper, lam, alpha_raw, b_raw, solver: str, n_iter: int = 0
 
     a0 = snap_to_bounds(raw_alpha, upper, scale=zs)
     best = correct(a0 == upper, (a0 > 0) & (a0 < upper))
-    if best is None or best[0] > tol:
+    if best is None or not good_enough(*best[:3]):
         yf = y * raw_f
         band = 1e-6 * max(1.0, float(np.max(np.abs(raw_f))))
         other = correct(yf < 1.0 - band, np.abs(yf - 1.0) <= band)

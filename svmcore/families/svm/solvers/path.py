@@ -1043,7 +1043,7 @@ def _repair_by_finish(run, sol):
     path restarts from it."""
     lam = float(run.lam)
     try:
-        fin = finish_dual(run.K, run.y, run.upper, lam, sol.alpha, sol.b, "path")
+        fin = finish_dual(run.K, run.y, run.upper, lam, sol.alpha, sol.b, "path", to_floor=True)
     except Exception:                                             # noqa: BLE001
         return None
     floor = rounding_floor(run.K, run.y, fin.alpha, lam, fin.b, abs_K=run.path.abs_K)

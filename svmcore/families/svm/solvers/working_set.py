@@ -216,7 +216,8 @@ def _solve_working_set(K, y, upper, lam, alpha, b, tol, max_rounds, min_size, ma
             continue
         a_new, b_new, status = sub
         info = {"rounds": r, "size": int(Widx.size), "status": status}
-        sol = finish_dual(K, y, upper, lam, a_new, b_new, "working_set", tol=tol, info=info)
+        sol = finish_dual(K, y, upper, lam, a_new, b_new, "working_set", tol=tol, info=info,
+                          to_floor=True)
         floor = rounding_floor(K, y, sol.alpha, lam, sol.b, abs_K=abs_K)
         sol.info["kkt_floor"] = floor
         if sol.kkt_residual <= max(tol, floor):
