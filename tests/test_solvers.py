@@ -187,3 +187,26 @@ def test_finish_to_floor_stops_at_the_rounding_floor(monkeypatch):
     assert 1e-8 < residual <= rounding_floor(K, y, sol.alpha, lam, sol.b)
     assert n_calls < n_plain
     assert np.max(np.abs(sol.f - plain.f)) <= 1e-6 * np.max(np.abs(plain.f))
+
+
+@pytest.mark.parametrize("n, log2_sigma, log2_nlambda", [(500, 0.0, -18.0), (300, 3.0, -25.0)])
+def test_finish_gives_a_far_answer_a_short_try(monkeypatch, n, log2_sigma, log2_nlambda):
+    """cvxopt's answer with b moved by 1 is far from a solution (residual ≈ 1 > NEAR_SOLUTION).
+    With ``near`` = NEAR_SOLUTION its correction stops 2 rounds after its best residual last fell
+    (here 5 and 4 free-set solves, against 28 and 18), and ends at the same answer: the raw one
+    kept (n = 500) or the exact one (n = 300, σ = 8, whose residual is within the rounding
+    floor, recomputed here)."""
+    from svmcore.families.svm.solvers._common import NEAR_SOLUTION, rounding_floor
+
+    K, y, upper, lam, alpha, b = _raw_cvxopt(n, log2_sigma, log2_nlambda)
+    args = (K, y, upper, lam, alpha, b + 1.0)
+    full, n_full = _counted_finish(monkeypatch, *args)
+    short, n_short = _counted_finish(monkeypatch, *args, near=NEAR_SOLUTION)
+    assert n_short <= 2 * (2 + 1) < n_full
+    assert np.max(np.abs(short.f - full.f)) <= 1e-9 * np.max(np.abs(full.f))
+    residual = _checked_residual(K, y, upper, lam, short)
+    assert residual == pytest.approx(short.kkt_residual, rel=1e-6)
+    if n == 300:
+        assert residual <= rounding_floor(K, y, short.alpha, lam, short.b)
+    else:
+        assert residual > NEAR_SOLUTION

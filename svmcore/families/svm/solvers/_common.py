@@ -18,6 +18,18 @@ import numpy as np
 #: relative tolerance that decides α = 0 or α = L(y_i) (robust set memberships, docs/svm.md)
 BOUND_RTOL = 1e-6
 
+#: KKT residual above which an answer is not near a solution: its sets say little about the
+#: solution's. The path's answers from nearly singular elbows (wahba2d, n = 3500 … 10,000,
+#: σ ≥ 2^-1, log2(nλ) = −23 … −25: residuals 3e-4 … 2e8) were never once repaired on their own
+#: sets, so the path skips those repairs; a working-set sub-problem's far answer is sometimes
+#: finished into an exact one (n = 300), so ``finish_dual`` gives it a short try
+#: (``FAR_STALL_ROUNDS``) instead of up to 2 × 9 dense solves (20 s each time at n = 10,000).
+NEAR_SOLUTION = 1e-3
+#: ``finish_dual``'s ``stall_rounds`` for a raw answer above its ``near``: on the 24 working-set
+#: repairs of tests/test_working_set.py's problems (n = 300, zero and perturbed starts) 59
+#: sub-problems were solved in all with 8 rounds and with 2, 60 with 1, 62 with no correction
+FAR_STALL_ROUNDS = 2
+
 
 @dataclass
 class DualSolution:
@@ -145,7 +157,8 @@ def solve_on_partition(K, y, upper, lam, at_upper, free):
 
 def finish_dual(K, y, upper, lam, alpha_raw, b_raw, solver: str, n_iter: int = 0,
                 tol: float = 1e-8, info: dict | None = None, max_rounds: int = 30,
-                stall_rounds: int = 8, to_floor: bool = False) -> DualSolution:
+                stall_rounds: int = 8, to_floor: bool = False,
+                near: float = np.inf) -> DualSolution:
     """Exact solution from the sets the solver found (docs/svm.md), corrected until KKT holds.
 
     Starting from the solver's partition (α snapped to 0 / L within ``BOUND_RTOL``·``zero_scale``),
@@ -161,13 +174,16 @@ def finish_dual(K, y, upper, lam, alpha_raw, b_raw, solver: str, n_iter: int = 0
     of f (``rounding_floor``), the most any solver can reach at that λ (callers that accept up to
     the floor). The result is kept when its KKT residual is below the raw answer's (``polished``
     says whether it is ≤ ``tol``, i.e. exact); otherwise the solver's raw answer is returned with
-    ``polished=False``.
+    ``polished=False``. A raw answer with a residual above ``near`` (e.g. ``NEAR_SOLUTION``) gets
+    at most ``FAR_STALL_ROUNDS`` rounds after the best residual last fell.
     """
     n = len(y)
     raw_alpha = np.clip(np.asarray(alpha_raw, float), 0.0, upper)
     raw_f = decision_values(K, y, raw_alpha, lam, b_raw)
     zs = zero_scale(n, lam)
     raw_res = kkt_residual(y, raw_f, raw_alpha, upper, scale=zs)
+    if not raw_res <= near:
+        stall_rounds = min(stall_rounds, FAR_STALL_ROUNDS)
 
     abs_K = None
 

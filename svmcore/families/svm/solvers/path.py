@@ -74,8 +74,8 @@ from scipy.linalg import LinAlgWarning, lu_factor, lu_solve
 
 from ....cancel import CHECK_EVERY
 from ....cancel import check as check_cancel
-from ._common import (BOUND_RTOL, DualSolution, finish_dual, intercept_from_bounds, kkt_residual,
-                      rounding_floor)
+from ._common import (BOUND_RTOL, NEAR_SOLUTION, DualSolution, finish_dual, intercept_from_bounds,
+                      kkt_residual, rounding_floor)
 from .elbow import ExplicitInverse, SchurInverse, affinely_independent, pivots_in_order
 from .qp import solve_cvxopt
 from .working_set import solve_working_set
@@ -1006,17 +1006,10 @@ def _unpark(P, upper):
 
 
 # ---------------------------------------------------------------------------- repairs
-#: KKT residual above which an answer is not near a solution: its sets say nothing about the
-#: solution's, so the repairs that solve on them (``ON_SETS``) are skipped and the working set
-#: starts from the last accepted answer. Measured on wahba2d (n = 3500 and 5000, σ ≥ 2^-1,
-#: log2(nλ) = −23 … −25, where nearly singular elbows give residuals of 3e-4 … 2e8): neither
-#: repair succeeded once from such an answer, and ``finish_dual`` alone spent 2–6 s on each.
-NEAR_SOLUTION = 1e-3
-
-
 def _repaired(run, sol):
     """Try ``REPAIR_LADDER`` in order, cheapest first; True when a step recorded an answer. An
-    answer that is not near a solution (``NEAR_SOLUTION``) skips the repairs in ``ON_SETS``."""
+    answer that is not near a solution (``NEAR_SOLUTION``) skips the repairs in ``ON_SETS`` and
+    the working set starts from the last accepted answer."""
     far = not sol.kkt_residual <= NEAR_SOLUTION
     for step in REPAIR_LADDER:
         if far and step in ON_SETS:

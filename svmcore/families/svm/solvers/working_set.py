@@ -9,7 +9,8 @@ every α outside W fixed:
 
     min ½ β_W' K_WW β_W / s + β_W' K_WF β_F / s − e'α_W   s.t. 0 ≤ α_W ≤ L_W,  y_W'α_W = −y_F'α_F,
 
-β = D_y α, s = 2nλ. The answer is finished exactly on all n points (``finish_dual``) and accepted
+β = D_y α, s = 2nλ. The answer is finished exactly on all n points (``finish_dual``; briefly when
+it is still far off, residual above ``NEAR_SOLUTION``) and accepted
 when its KKT residual on all points is ≤ max(tol, rounding floor of f); otherwise the new violators
 join W and the sub-problem is solved again. The result is therefore certified by the full KKT check;
 ``None`` means the repair did not get there (the caller then solves the full problem).
@@ -18,8 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._common import (BOUND_RTOL, DualSolution, decision_values, finish_dual, interval_midpoint,
-                      kkt_violations, rounding_floor, snap_to_bounds, zero_scale)
+from ._common import (BOUND_RTOL, NEAR_SOLUTION, DualSolution, decision_values, finish_dual,
+                      interval_midpoint, kkt_violations, rounding_floor, snap_to_bounds, zero_scale)
 from .qp import solve_restricted_dual
 
 #: cvxopt options of the sub-problem. No gap tolerance: at tiny λ the objective (in v = α/m) is
@@ -105,8 +106,9 @@ def solve_working_set(K, y, upper, lam, alpha, b, *, tol: float = 1e-8, max_roun
     """Repair a near-solution (α, b) of the weighted SVM dual by a working-set method (docs/svm.md).
 
     Each round optimizes the dual over a working set W with cvxopt (everything outside W fixed at
-    its current α), finishes the answer exactly on all n points with ``finish_dual`` and checks its
-    KKT residual on all points. W starts as the free points, the KKT violators (largest first) and
+    its current α), finishes the answer exactly on all n points with ``finish_dual`` (briefly when
+    it is still far off: residual above ``NEAR_SOLUTION``) and checks its KKT residual on all
+    points. W starts as the free points, the KKT violators (largest first) and
     the bound points with |y f − 1| smallest, at least ``min_size`` points; each round adds the new
     violators (twice as many as the previous round at most) until the residual is ≤ max(tol, floor),
     floor = ``rounding_floor`` (the rounding level of f = K c + b).
@@ -217,7 +219,7 @@ def _solve_working_set(K, y, upper, lam, alpha, b, tol, max_rounds, min_size, ma
         a_new, b_new, status = sub
         info = {"rounds": r, "size": int(Widx.size), "status": status}
         sol = finish_dual(K, y, upper, lam, a_new, b_new, "working_set", tol=tol, info=info,
-                          to_floor=True)
+                          to_floor=True, near=NEAR_SOLUTION)
         floor = rounding_floor(K, y, sol.alpha, lam, sol.b, abs_K=abs_K)
         sol.info["kkt_floor"] = floor
         if sol.kkt_residual <= max(tol, floor):
