@@ -19,7 +19,8 @@ updates for small elbows, as a fixed base inverse plus a Schur complement of the
 for large ones — and rebuilt from time to time (large elbows: by folding the changes into a new
 base with matrix products, ``SchurInverse.merged``, and from scratch every ``MERGES + 1``-th time).
 The segment's direction A⁻¹[0; y_E] is carried through the same bordering/downdating (small
-elbows) and accepted after one residual check; large elbows read that residual off dh.
+elbows) and accepted after one residual check; large elbows refine it against A and pass over
+their kernel rows once, for dh.
 
 Degenerate cases:
 
@@ -95,8 +96,8 @@ class _Path:
     SCHUR_FROM = 500
     #: block-LU rebuilds by merging (``refactor(merge=True)``) between two fresh inversions
     MERGES = 7
-    #: relative residual at which a large elbow's direction is accepted (refinement steps until then;
-    #: each costs a pass over K_E, DRAM-bound at n = 5000)
+    #: relative residual at which a large elbow's direction is accepted (refinement steps against A
+    #: until then, |E|² each; the one pass over K_E for dh, |E|·n, follows)
     DIRECTION_RTOL = 1e-11
     #: events between two recomputations of α_E, α_0 and h from the elbow system (``exact_state``),
     #: which bound the drift of stepping them along the segments (32 was tried at n = 2000: 15 %
@@ -592,20 +593,20 @@ class _Path:
         # elbows, DIRECTION_RTOL for large ones): without the residual check, ill-conditioned
         # elbows (n = 2000, σ = 2^-2) cycled at degenerate events. Large elbows' first answers
         # have residuals of 1e-13 … 1e-11 (n = 1500, σ = 2^-3): 1e-11 spares most refinement
-        # passes over K_E (bench/profile_path.py --compare-direction-rtol 1e-12)
+        # steps (bench/profile_path.py --compare-direction-rtol 1e-12)
         if m >= self.SCHUR_FROM and not self.stale:
-            # large elbows: solve_elbow's refinement with the residual read off dh instead of a
-            # pass over A (A x = [1'x_E ; dh_E]); solve_elbow itself when two steps miss
-            KE = self.KE[:m]
+            # large elbows: refined against A (|E|² per check), then one pass over K_E for dh;
+            # solve_elbow itself when two steps miss. (Residuals read off dh, updated by a pass
+            # per step, drifted: at n = 5000, σ = 2^-2.5 46 % of the directions missed and fell
+            # through to solve_elbow, 364 s against 251 s for the column.)
+            A = self.A[:m + 1, :m + 1]
             x = self.F.apply(rhs)
-            dh = x[1:] @ KE + x[0]
-            for _ in range(2):
-                r = np.r_[-x[1:].sum(), rhs[1:] - dh[self.E]]
+            for step in range(3):
+                r = rhs - A @ x
                 if np.abs(r).max() <= self.DIRECTION_RTOL * (1.0 + self.kscale * np.abs(x[1:]).max()):
-                    return x[0], x[1:], dh
-                dx = self.F.apply(r)
-                x = x + dx
-                dh = dh + (dx[1:] @ KE + dx[0])
+                    return x[0], x[1:], x[1:] @ self.KE[:m] + x[0]
+                if step < 2:
+                    x = x + self.F.apply(r)
         x = self._dx
         if x is None or x.size != m + 1 or self.stale or not isinstance(self.F, ExplicitInverse) \
                 or np.abs(rhs - self.A[:m + 1, :m + 1] @ x).max() > \
