@@ -184,7 +184,26 @@ def finish_dual(K, y, upper, lam, alpha_raw, b_raw, solver: str, n_iter: int = 0
     raw_res = kkt_residual(y, raw_f, raw_alpha, upper, scale=zs)
     if not raw_res <= near:
         stall_rounds = min(stall_rounds, FAR_STALL_ROUNDS)
+    good_enough = _acceptance(K, y, lam, tol, to_floor)
+    rounds = dict(tol=tol, zs=zs, max_rounds=max_rounds, stall_rounds=stall_rounds,
+                  good_enough=good_enough)
+    a0 = snap_to_bounds(raw_alpha, upper, scale=zs)
+    best = _correct(K, y, upper, lam, a0 == upper, (a0 > 0) & (a0 < upper), **rounds)
+    if best is None or not good_enough(*best[:3]):
+        yf = y * raw_f
+        band = 1e-6 * max(1.0, float(np.max(np.abs(raw_f))))
+        other = _correct(K, y, upper, lam, yf < 1.0 - band, np.abs(yf - 1.0) <= band, **rounds)
+        if other is not None and (best is None or other[0] < best[0]):
+            best = other
+    if best is not None and best[0] <= max(tol, raw_res):
+        res, alpha, b, f = best
+        return DualSolution(lam, alpha, float(b), f, solver, n_iter, res, res <= tol, info or {})
+    return DualSolution(lam, raw_alpha, float(b_raw), raw_f, solver, n_iter, raw_res, False, info or {})
 
+
+def _acceptance(K, y, lam, tol, to_floor):
+    """``finish_dual``'s stopping test of a round, good_enough(res, α, b): res ≤ tol, or with
+    ``to_floor`` res within the rounding floor of f at (α, b) (|K| formed once, when first needed)."""
     abs_K = None
 
     def good_enough(res, alpha, b):
@@ -194,50 +213,43 @@ def finish_dual(K, y, upper, lam, alpha_raw, b_raw, solver: str, n_iter: int = 0
         if abs_K is None:
             abs_K = K if K.min() >= 0 else np.abs(K)
         return res <= rounding_floor(K, y, alpha, lam, b, abs_K=abs_K)
+    return good_enough
 
-    def correct(at_upper, free):
-        best = None
-        seen = set()
-        since_best = 0
-        for _ in range(max_rounds):
-            since_best += 1
-            if since_best > stall_rounds:
-                break
-            alpha, b = solve_on_partition(K, y, upper, lam, at_upper, free)
-            slack = 1e-10 * upper
-            low = free & (alpha < -slack)
-            high = free & (alpha > upper + slack)
-            if low.any() or high.any():
-                free = free & ~low & ~high
-                at_upper = at_upper | high
-                continue
-            alpha = np.clip(alpha, 0.0, upper)
-            f = decision_values(K, y, alpha, lam, b)
-            res = kkt_residual(y, f, alpha, upper, scale=zs)
-            if best is None or res < best[0]:
-                best, since_best = (res, alpha, b, f), 0
-                if good_enough(res, alpha, b):
-                    break
-            yf = y * f
-            viol0 = (~free & ~at_upper) & (yf < 1.0 - tol)
-            violU = at_upper & (yf > 1.0 + tol)
-            key = (free.tobytes(), at_upper.tobytes())
-            if key in seen or not (viol0.any() or violU.any()):
-                break
-            seen.add(key)
-            free = free | viol0 | violU
-            at_upper = at_upper & ~violU
-        return best
 
-    a0 = snap_to_bounds(raw_alpha, upper, scale=zs)
-    best = correct(a0 == upper, (a0 > 0) & (a0 < upper))
-    if best is None or not good_enough(*best[:3]):
-        yf = y * raw_f
-        band = 1e-6 * max(1.0, float(np.max(np.abs(raw_f))))
-        other = correct(yf < 1.0 - band, np.abs(yf - 1.0) <= band)
-        if other is not None and (best is None or other[0] < best[0]):
-            best = other
-    if best is not None and best[0] <= max(tol, raw_res):
-        res, alpha, b, f = best
-        return DualSolution(lam, alpha, float(b), f, solver, n_iter, res, res <= tol, info or {})
-    return DualSolution(lam, raw_alpha, float(b_raw), raw_f, solver, n_iter, raw_res, False, info or {})
+def _correct(K, y, upper, lam, at_upper, free, *, tol, zs, max_rounds, stall_rounds, good_enough):
+    """``finish_dual``'s correction from one starting partition: the best (res, α, b, f) found, or
+    None when no round got past the box (free α leaving [0, L] go to the bound they crossed, bound
+    points violating KKT enter the free set; at most ``max_rounds``, at most ``stall_rounds`` after
+    the best last fell, until ``good_enough``, a repeated partition or no violator)."""
+    best = None
+    seen = set()
+    since_best = 0
+    for _ in range(max_rounds):
+        since_best += 1
+        if since_best > stall_rounds:
+            break
+        alpha, b = solve_on_partition(K, y, upper, lam, at_upper, free)
+        slack = 1e-10 * upper
+        low = free & (alpha < -slack)
+        high = free & (alpha > upper + slack)
+        if low.any() or high.any():
+            free = free & ~low & ~high
+            at_upper = at_upper | high
+            continue
+        alpha = np.clip(alpha, 0.0, upper)
+        f = decision_values(K, y, alpha, lam, b)
+        res = kkt_residual(y, f, alpha, upper, scale=zs)
+        if best is None or res < best[0]:
+            best, since_best = (res, alpha, b, f), 0
+            if good_enough(res, alpha, b):
+                break
+        yf = y * f
+        viol0 = (~free & ~at_upper) & (yf < 1.0 - tol)
+        violU = at_upper & (yf > 1.0 + tol)
+        key = (free.tobytes(), at_upper.tobytes())
+        if key in seen or not (viol0.any() or violU.any()):
+            break
+        seen.add(key)
+        free = free | viol0 | violU
+        at_upper = at_upper & ~violU
+    return best
