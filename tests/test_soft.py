@@ -10,6 +10,7 @@ import json
 
 import numpy as np
 import pytest
+from scipy.linalg import eigh
 from scipy.optimize import minimize
 from scipy.special import expit
 
@@ -117,6 +118,80 @@ def test_woodbury_and_cholesky_solves_match_a_dense_solve(log2_nl):
     wide = KernelBasis.from_gram(gaussian_gram(d.X, sigma=4.0))          # r ≪ n at a large σ
     assert wide.rank < n / 2
     assert isinstance(newton_factor(wide, w, np.r_[0.0, pen[1:wide.rank + 1]]), CholeskyFactor)
+
+
+def test_weights_within_e_nu_bound_the_newton_matrix_both_ways():
+    """The premise of reusing a factor (newton.py, "Reusing a factor"): when every f_i moves by at
+    most ν, every eigenvalue of G₀^{-1} G lies in [e^{−ν}, e^{ν}] (scipy's generalized eigh on the
+    formed matrices), and the bound is nearly reached."""
+    from svmcore.families.soft.newton import _newton_matrix
+
+    d, K, y01 = _problem("wahba2d", 60, 2, 0.3)
+    basis = KernelBasis.from_gram(K)
+    rng = np.random.default_rng(4)
+    f0 = rng.normal(0.0, 4.0, 60)
+    pen = np.r_[0.0, np.full(basis.rank, 2.0 * 2.0 ** -9)]
+    for nu in (1e-4, 0.05, 0.5):
+        f = f0 + rng.uniform(-nu, nu, 60)
+        mats = [_newton_matrix(basis.X, expit(v) * expit(-v), pen) for v in (f0, f)]
+        G0, G = (np.triu(M) + np.triu(M, 1).T for M in mats)
+        ev = eigh(G, G0, eigvals_only=True)
+        assert np.exp(-nu) * (1 - 1e-9) <= ev.min() and ev.max() <= np.exp(nu) * (1 + 1e-9)
+        assert ev.max() - ev.min() > 0.2 * (np.exp(nu) - np.exp(-nu))
+
+
+@pytest.mark.parametrize("sigma", [0.125, 4.0])          # Woodbury base (full rank), Cholesky base
+@pytest.mark.parametrize("log2_nl", [-20.0, 0.0])
+def test_lagged_factor_solves_match_a_dense_solve(sigma, log2_nl):
+    """A factor formed at w₀ solves with G at w = w₀ e^{±1e-4} by preconditioned CG, to the
+    accuracy of the exact factors (numpy's dense solve as the reference) and far better than the
+    base factor alone; at w = 50 w₀ (outside the bound) CG misses its goal and the solve forms
+    G's own factor instead, with the same accuracy."""
+    from svmcore.families.soft.newton import LaggedFactor, _newton_matrix
+
+    n = 120
+    d, K, y01 = _problem("wahba2d", n, 6, sigma)
+    basis = KernelBasis.from_gram(K)
+    rng = np.random.default_rng(3)
+    w0 = np.exp(rng.uniform(np.log(1e-6), np.log(0.25), n))
+    pen = np.r_[0.0, np.full(basis.rank, 2.0 * 2.0 ** log2_nl)]
+    rhs = rng.standard_normal((basis.rank + 1, 3))
+    for w, formed in ((w0 * np.exp(rng.uniform(-1e-4, 1e-4, n)), 0), (50.0 * w0, 1)):
+        G = _newton_matrix(basis.X, w, pen)
+        ref = np.linalg.solve(np.triu(G) + np.triu(G, 1).T, rhs)
+        base = newton_factor(basis, w0, pen)
+        lagged = LaggedFactor(base, basis, w, pen, "auto")
+        err = np.abs(lagged.solve(rhs) - ref).max() / np.abs(ref).max()
+        assert lagged.formed == formed and err < 1e-7, (formed, err)
+        np.testing.assert_allclose(lagged.solve(rhs[:, 2]), ref[:, 2], atol=1e-7 * np.abs(ref).max())
+        alone = np.abs(base.solve(rhs) - ref).max() / np.abs(ref).max()
+        assert err < 1e-3 * alone
+
+
+def test_lagged_newton_equals_a_factor_per_iteration():
+    """Newton reusing its factor (the default) against a factor formed at every iteration
+    (``lag=False``), along a full-rank and a low-rank column: the same fits, exact GACV and
+    ranGACV, with one factorization fewer at nine λ in ten or more (the last iteration, which
+    only confirms convergence, reuses the factor of the one before), on a Woodbury and a Cholesky
+    base."""
+    from svmcore.families.soft.newton import CholeskyFactor, WoodburyFactor
+
+    d = make_simulation("wahba2d", 80, 7)
+    y01 = to01(d.y)
+    lams = 2.0 ** np.arange(-18.0, 4.0, 2.0) / 80
+    deltas = draw_deltas(80, 5, 0)
+    for sigma, kind in ((0.15, WoodburyFactor), (8.0, CholeskyFactor)):
+        basis = KernelBasis.from_gram(gaussian_gram(d.X, sigma=sigma))
+        lagged, fresh = (solve_path(basis, y01, lams, lag=lag) for lag in (True, False))
+        assert isinstance(fresh[0].factor, kind)
+        saved = sum(b.factorizations - a.factorizations for a, b in zip(lagged, fresh, strict=True))
+        assert saved >= 0.9 * len(lams)
+        for a, b in zip(lagged, fresh, strict=True):
+            assert a.converged and b.converged
+            assert a.iterations == b.iterations and b.factorizations == b.iterations
+            assert np.abs(a.f - b.f).max() <= 1e-9 * (1 + np.abs(b.f).max())
+            assert gacv(a, y01) == pytest.approx(gacv(b, y01), rel=1e-10)
+            assert rangacv(a, y01, deltas) == pytest.approx(rangacv(b, y01, deltas), rel=1e-10)
 
 
 def test_warm_path_equals_cold_fits():
