@@ -210,3 +210,33 @@ def test_finish_gives_a_far_answer_a_short_try(monkeypatch, n, log2_sigma, log2_
         assert residual <= rounding_floor(K, y, short.alpha, lam, short.b)
     else:
         assert residual > NEAR_SOLUTION
+
+
+def test_box_constraints_go_to_cvxopt_sparse_with_the_dense_answer(monkeypatch):
+    """The box rows [−I; I] reach cvxopt as a sparse matrix (its KKT solver's G'DG is then a
+    diagonal, not 4w³ flops); that matrix equals the dense one, and the raw interior-point answer
+    (before ``finish_dual``) matches the one from the dense matrix, as it was built before, to
+    cvxopt's tolerance, on the whole dual and on a working set."""
+    from cvxopt import matrix, spmatrix
+
+    from svmcore.families.svm.solvers import qp
+
+    w = 7
+    G = qp.box_rows(w, spmatrix)
+    assert isinstance(G, spmatrix)
+    np.testing.assert_array_equal(np.asarray(matrix(G)), np.vstack([-np.eye(w), np.eye(w)]))
+    X, y = DATA.X, DATA.y
+    n = len(y)
+    upper = np.where(y > 0, 0.5, 1.5)
+    K = gaussian_gram(X, sigma=1.0)
+    start = solve_libsvm(K, y, upper, 2.0 ** -8 / n).alpha
+    for lam, alpha0, W in ((2.0 ** -4 / n, np.zeros(n), np.arange(n)),
+                           (2.0 ** -10 / n, start, np.arange(0, n, 2))):
+        sparse = qp.solve_restricted_dual(K, y, upper, lam, alpha0, W, dict(qp._OPTIONS))
+        monkeypatch.setattr(qp, "box_rows", lambda w, _sp: matrix(np.vstack([-np.eye(w), np.eye(w)])))
+        dense = qp.solve_restricted_dual(K, y, upper, lam, alpha0, W, dict(qp._OPTIONS))
+        monkeypatch.undo()
+        assert sparse[2]["status"] == dense[2]["status"] == "optimal"
+        assert sparse[2]["iterations"] == dense[2]["iterations"]
+        np.testing.assert_allclose(sparse[0], dense[0], atol=1e-7 * upper.max())
+        assert sparse[1] == pytest.approx(dense[1], rel=1e-6, abs=1e-9)

@@ -27,6 +27,13 @@ def solve_cvxopt(K, y, upper, lam, **options) -> DualSolution:
     return finish_dual(K, y, upper, lam, alpha, b, "cvxopt", int(sol["iterations"]), info=info)
 
 
+def box_rows(w: int, spmatrix):
+    """The 2w × w constraint matrix [−I; I] of the box, as a cvxopt sparse matrix. cvxopt's KKT
+    solver forms G'DG each iteration: from a dense G that is 4w³ flops, from a sparse one a
+    diagonal (n = 2500: 20.3 s → 2.6 s a solve, the same 20 iterations; ``bench/cvxopt_box.py``)."""
+    return spmatrix([-1.0] * w + [1.0] * w, list(range(2 * w)), list(range(w)) * 2, (2 * w, w))
+
+
 def solve_restricted_dual(K, y, upper, lam, alpha, Widx, options):
     """cvxopt on the dual restricted to the points Widx, every other α fixed (docs/svm.md).
 
@@ -43,7 +50,7 @@ def solve_restricted_dual(K, y, upper, lam, alpha, Widx, options):
 
     Returns (α with α_W replaced, b, cvxopt's result dict); cvxopt's exceptions propagate.
     """
-    from cvxopt import matrix, solvers
+    from cvxopt import matrix, solvers, spmatrix
 
     n = len(y)
     s = 2.0 * n * lam
@@ -53,7 +60,7 @@ def solve_restricted_dual(K, y, upper, lam, alpha, Widx, options):
     w = Widx.size
     P = matrix(np.outer(yW, yW) * K[np.ix_(Widx, Widx)])
     q = matrix((s / m) * (yW * gW - 1.0))
-    G = matrix(np.vstack([-np.eye(w), np.eye(w)]))
+    G = box_rows(w, spmatrix)
     h = matrix(np.r_[aW / m, (uW - aW) / m])
     A = matrix(yW.reshape(1, -1))
     rhs = matrix(-float(y @ alpha) / m)
