@@ -147,7 +147,7 @@ def solvers(lines: list) -> None:
     deltas = draw_deltas(n, 5, 0)
     ways = {"cholesky, a factor per iteration (n r² + r³/3 each)": dict(solver="cholesky", lag=False),
             "woodbury, a factor per iteration (n³/3 each)": dict(solver="woodbury", lag=False),
-            "woodbury, factor reused while max|Δf| ≤ 1e-4 (default)": dict(solver="woodbury")}
+            "woodbury, factor reused while no f_i moves more than 1e-4 (default)": dict(solver="woodbury")}
     out = {}
     for name, kw in ways.items():
         t0 = time.perf_counter()
