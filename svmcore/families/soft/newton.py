@@ -55,9 +55,9 @@ decrement weighs f_i by p̂_i(1 − p̂_i), which vanishes at saturated points, 
 on wahba2d and lin1d grids down to log2(nλ) = −35 (n = 200, 300), f was off by up to 2e-7 of
 1 + max|f| (three dense Newton steps from the answer as the reference); with the step test, by
 at most 1e-9. The iterate is then kept as it is, so the factor of G in hand solves with G at the
-reported solution (exact H, no extra factorization; "Reusing a factor" below). Otherwise the step is taken with step
-halving (Armijo test with constant 1e-4, at most 60 halvings), except below the stall level,
-where the decrease is smaller than J's rounding and the full step is taken. Each λ of a column
+reported solution (exact H, no extra factorization; "Reusing a factor" below). Otherwise the step
+is taken with step halving (Armijo test with constant 1e-4, at most 60 halvings), except below the
+stall level, where the decrease is smaller than J's rounding and the full step is taken. Each λ of a column
 starts from the second-order prediction of the previous solution (``predictor``).
 
 Reusing a factor
