@@ -356,3 +356,42 @@ def test_a_start_finish_dual_cannot_fix_is_taken_from_a_tight_smo(monkeypatch):
         assert sol.kkt_residual <= 1e-8
         ref = solve_cvxopt(K, y, upper, sol.lam)
         assert np.max(np.abs(sol.f - ref.f)) <= RTOL * np.max(np.abs(ref.f))
+
+
+def test_an_elbow_that_parks_more_than_it_holds_hands_the_tail_to_working_sets():
+    """The rule (``path._tail_by_working_sets``): a restart from an exact solution whose free
+    points the elbow cannot hold (a 1-D linear kernel: at most two affinely independent rows)
+    parks the rest, more than it holds; a full-rank Gaussian Gram matrix holds them all."""
+    from svmcore.families.svm.solvers.path import _Path, _tail_by_working_sets
+
+    x = np.linspace(-1.0, 1.0, 40)[:, None]
+    y = np.where(np.arange(40) % 2 == 0, 1.0, -1.0)
+    upper = np.ones(40)
+    for K, parks in ((linear_gram(x), True), (gaussian_gram(x, sigma=0.02), False)):
+        P = _Path(K, y, upper)
+        P.set_solution(0.5, 0.5 * upper, 0.0)            # every point free
+        assert _tail_by_working_sets(P) is parks, (P.m, int(np.sum(P.status == 3)))
+
+
+def test_the_tail_by_working_sets_is_certified_and_equals_cvxopt(monkeypatch):
+    """After a working-set restart that parks most free points, every remaining λ is answered by
+    a working-set QP warm-started from the answer before (``path._answer_tail``); forced here
+    from the first working-set repair on (wahba2d, n = 150, σ = 2, a looser dependence
+    tolerance so that the path needs one at log2(nλ) = −15). Each tail answer passes the full KKT
+    check (recomputed here) and has cvxopt's objective at its λ."""
+    import svmcore.families.svm.solvers.path as P
+    from svmcore.datasets.simulations import make_wahba2d
+
+    d = make_wahba2d(150, 0)
+    K, y, upper = gaussian_gram(d.X, sigma=2.0), d.y, np.ones(150)
+    lams = 2.0 ** np.arange(-30.0, 0.01, 1.0) / 150
+    monkeypatch.setattr(P, "_tail_by_working_sets", lambda path: True)
+    sols = P.solve_path(K, y, upper, lams, dep_tol=1e-6)
+    tail = [s for s in sols if s.info.get("tail")]
+    assert len(tail) >= 10 and all(s.info["repaired"] and not s.info["fallback"] for s in tail)
+    for s in tail[::3]:
+        c = y * s.alpha / (2 * 150 * s.lam)
+        f = K @ c + s.b
+        assert kkt_residual(y, f, s.alpha, upper, scale=zero_scale(150, s.lam)) <= 1e-6
+        ref = solve_cvxopt(K, y, upper, s.lam)
+        assert _objective(K, y, upper, s) == pytest.approx(_objective(K, y, upper, ref), rel=1e-7)
