@@ -20,6 +20,9 @@ from svmcore.families.svm.solvers import qp
 from svmcore.kernels import gaussian_gram
 
 
+SPARSE = qp.box_rows
+
+
 def dense_rows(w, _spmatrix):
     return matrix(np.vstack([-np.eye(w), np.eye(w)]))
 
@@ -39,9 +42,6 @@ def run(n: int) -> str:
     (td, ad, bd, itd), (ts, as_, bs, its) = out["dense"], out["sparse"]
     return (f"| {n} | {td:.2f} | {ts:.2f} | {td / ts:.1f} | {itd} / {its} | "
             f"{np.abs(ad - as_).max():.1e} | {abs(bd - bs):.1e} |")
-
-
-SPARSE = qp.box_rows
 
 
 def main() -> None:
