@@ -240,6 +240,13 @@ def _newton_matrix(X, w, pen) -> np.ndarray:
     return G
 
 
+def _apply_G(X, w, pen, x) -> np.ndarray:
+    """G x = X'W X x + pen x without forming G (O(n r); x: (r+1,) or (r+1, k))."""
+    if x.ndim > 1:
+        w, pen = w[:, None], pen[:, None]
+    return X.T @ (w * (X @ x)) + pen * x
+
+
 #: rank, as a fraction of n, above which the Newton systems go through the n × n Woodbury form
 #: (n³/3 flops per iteration against n r² + r³/3 for forming and factoring G)
 WOODBURY_FROM = 0.5
@@ -291,12 +298,6 @@ class WoodburyFactor:
         u = cho_solve((self.L, True), sw * (Phi @ x), check_finite=False)
         return (x - Phi.T @ (sw * u)) / self.c
 
-    def _G(self, x: np.ndarray) -> np.ndarray:
-        """G x = X'W X x + pen x without forming G (O(n r))."""
-        X = self.basis.X
-        w = self.w if x.ndim == 1 else self.w[:, None]
-        pen = self.pen if x.ndim == 1 else self.pen[:, None]
-        return X.T @ (w * (X @ x)) + pen * x
 
     def solve(self, rhs: np.ndarray, refine: int = 2) -> np.ndarray:
         """G^{-1} rhs, refined up to ``refine`` times against G itself (while the residual is above
@@ -305,7 +306,7 @@ class WoodburyFactor:
         own Cholesky solve."""
         x = self._solve_once(rhs)
         for _ in range(refine):
-            r = rhs - self._G(x)
+            r = rhs - _apply_G(self.basis.X, self.w, self.pen, x)
             if np.abs(r).max() <= 1e-14 * np.abs(rhs).max():     # already at rounding level
                 break
             x = x + self._solve_once(r)
@@ -363,10 +364,6 @@ class LaggedFactor:
         self.base, self.basis, self.w, self.pen, self.solver = base, basis, w, pen, solver
         self.formed, self.note, self._chol = 0, "", None
 
-    def _G(self, x: np.ndarray) -> np.ndarray:
-        X = self.basis.X
-        return X.T @ (self.w[:, None] * (X @ x)) + self.pen[:, None] * x
-
     def _cg(self, B: np.ndarray) -> np.ndarray | None:
         """Preconditioned CG on every column of B at once; None when a column misses 1e-14."""
         x, r = np.zeros_like(B), B.copy()
@@ -375,7 +372,7 @@ class LaggedFactor:
         z = self.base.precondition(r)
         d, rz = z, np.einsum("ij,ij->j", r, z)
         for _ in range(LAG_MAX_CG):
-            q = self._G(d)
+            q = _apply_G(self.basis.X, self.w, self.pen, d)
             step = np.where(live, rz / np.where(live, np.einsum("ij,ij->j", d, q), 1.0), 0.0)
             x += step * d
             r -= step * q
@@ -406,13 +403,12 @@ class LaggedFactor:
 
 
 def _factor_near(basis, w, pen, solver, f, held):
-    """``(factor, held)``: a ``LaggedFactor`` on the held exact factor while no f_i has moved more
-    than ``LAG_MAX_DF`` since it was formed (and it needed no ridge), else a new exact factor.
-    ``held`` is ``(factor, f at its forming)`` or None."""
+    """A ``LaggedFactor`` on the held exact factor while no f_i has moved more than
+    ``LAG_MAX_DF`` since it was formed (and it needed no ridge), else a new exact factor.
+    ``held`` is ``(exact factor, f at its forming)`` or None."""
     if held is not None and not held[0].note and np.abs(f - held[1]).max() <= LAG_MAX_DF:
-        return LaggedFactor(held[0], basis, w, pen, solver), held
-    factor = newton_factor(basis, w, pen, solver)
-    return factor, (factor, f)
+        return LaggedFactor(held[0], basis, w, pen, solver)
+    return newton_factor(basis, w, pen, solver)
 
 
 def newton_logistic(basis: KernelBasis, y01: np.ndarray, lam: float, z0: np.ndarray | None = None,
@@ -451,7 +447,7 @@ def newton_logistic(basis: KernelBasis, y01: np.ndarray, lam: float, z0: np.ndar
         p = expit(f)
         w = p * expit(-f)
         g = X.T @ (p - y01) + pen * z
-        factor, held = _factor_near(basis, w, pen, solver, f, held if lag else None)
+        factor = _factor_near(basis, w, pen, solver, f, held if lag else None)
         step = -factor.solve(g)
         if getattr(factor, "formed", 1):       # a new factor, or a lagged one that had to form its own
             formed += 1
