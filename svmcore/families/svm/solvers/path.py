@@ -1052,9 +1052,7 @@ def _repair_by_finish(run, sol):
 
 
 def _repair_on_working_set(run, sol):
-    """A working-set QP (``solve_working_set``); the path restarts from its answer, or, when the
-    elbow of that restart parks more points than it holds (``_tail_by_working_sets``), the
-    remaining λ are answered by working sets."""
+    """A working-set QP (``solve_working_set``); the path restarts from its answer."""
     ws = _working_set(run, sol)
     if ws is None:
         return None
@@ -1089,18 +1087,8 @@ def _answer_tail(run):
             ws, kind, reason = _cvxopt_reference(run), "cvxopt", "working-set QP failed"
             if ws is None:
                 raise PathError(f"working-set QP and cvxopt failed at lambda={run.lam:g}")
-        prev = _tail_answer(run, ws, reason, kind)
+        prev = _record_answer(run, ws, reason, kind, tail=True)
         run.k += 1
-
-
-def _tail_answer(run, ref, reason, kind):
-    """Record ref at the k-th λ as ``_restart_from`` does, without restarting the path."""
-    sol = DualSolution(float(run.lam), ref.alpha, ref.b, ref.f, "path", run.total_events,
-                       ref.kkt_residual, ref.polished,
-                       {"fallback": kind == "cvxopt", "repaired": kind == "working_set",
-                        "start": run.start_kind, "error": reason, "tail": True})
-    run.record(sol)
-    return sol
 
 
 def _repair_by_cvxopt(run, sol):
@@ -1157,13 +1145,20 @@ def _cvxopt_reference(run):
 
 def _restart_from(run, ref, reason, kind):
     """Record ref (a repaired or cvxopt answer) at the k-th λ and restart the path from it."""
+    sol = _record_answer(run, ref, reason, kind)
+    run.restart(sol)
+    return sol
+
+
+def _record_answer(run, ref, reason, kind, **info):
+    """Record ref as the path's answer at the k-th λ (``kind``: "repaired", "working_set" or
+    "cvxopt"; ``info`` adds to the answer's info)."""
     sol = DualSolution(float(run.lam), ref.alpha, ref.b, ref.f, "path", run.total_events,
                        ref.kkt_residual, ref.polished,
                        {"fallback": kind == "cvxopt",
                         "repaired": kind in ("repaired", "working_set"),
-                        "start": run.start_kind, "error": reason})
+                        "start": run.start_kind, "error": reason, **info})
     run.record(sol)
-    run.restart(sol)
     return sol
 
 
