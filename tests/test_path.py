@@ -395,3 +395,79 @@ def test_the_tail_by_working_sets_is_certified_and_equals_cvxopt(monkeypatch):
         assert kkt_residual(y, f, s.alpha, upper, scale=zero_scale(150, s.lam)) <= 1e-6
         ref = solve_cvxopt(K, y, upper, s.lam)
         assert _objective(K, y, upper, s) == pytest.approx(_objective(K, y, upper, ref), rel=1e-7)
+
+
+def _tiny_lambda_column(n):
+    """wahba2d, C_B = 4.5, σ = 4, log2(nλ) = −40 … −28: the path meets ties among 40–60 elbow
+    points where f's rounding floor is 1e-5 … 1e-2 (event order set by rounding)."""
+    from svmcore.datasets.simulations import make_wahba2d
+    from svmcore.weights import class_weights_from_costs
+
+    d = make_wahba2d(n, 0)
+    upper = class_weights_from_costs(d.y, 1.0, 4.5).upper_bounds(d.y)
+    return gaussian_gram(d.X, sigma=4.0), d.y, upper, 2.0 ** np.arange(-40.0, -27.99, 4.0) / n
+
+
+def test_a_tie_below_the_rounding_floor_hands_the_tail_to_working_sets():
+    """n = 200: starting at log2(nλ) = 0, the path used to take 772 events to reach −40, the last
+    411 of them zero-length steps at one breakpoint (no state repeated) until its cycling limit
+    (10 + 2n) gave up. Past a tie where f's rounding floor exceeds the KKT tolerance, the
+    remaining λ are now working-set answers, each within its floor (KKT residual and floor
+    recomputed here); at −28 the answer has cvxopt's objective."""
+    from svmcore.families.svm.solvers._common import rounding_floor
+
+    K, y, upper, lams = _tiny_lambda_column(200)
+    sols = solve_path(K, y, upper, lams)
+    tail = [s for s in sols if s.info.get("tail")]
+    assert len(tail) >= 2 and all("rounding floor" in s.info["error"] for s in tail)
+    assert sols[0].info["events"] < 500                 # 772 before
+    for s in sols:
+        c = y * s.alpha / (2 * 200 * s.lam)
+        f = K @ c + s.b
+        floor = rounding_floor(K, y, s.alpha, s.lam, s.b)
+        assert kkt_residual(y, f, s.alpha, upper, scale=min(1.0, 2 * 200 * s.lam)) <= \
+            max(1e-8, floor)
+    ref = solve_cvxopt(K, y, upper, lams[-1])
+    assert _objective(K, y, upper, sols[-1]) == pytest.approx(_objective(K, y, upper, ref),
+                                                              rel=1e-5)
+
+
+def test_a_repaired_answer_within_its_floor_is_the_next_warm_start():
+    """A working-set answer whose KKT residual lies between the tolerance (1e-8) and its rounding
+    floor is accepted, so it must also become ``last_good``, the start of later repairs and of
+    the tail (without its floor it never did: n = 500, σ = 4, C_B = 4.5 took 5,569 events and
+    8.5 s instead of 630 and 0.3 s)."""
+    import svmcore.families.svm.solvers.path as P
+    from svmcore.families.svm.solvers.working_set import solve_working_set
+
+    K, y, upper, lams = _tiny_lambda_column(200)
+    prev = solve_path(K, y, upper, lams[-1:])[0]
+    ws = solve_working_set(K, y, upper, lams[-2], prev.alpha, prev.b, tol=1e-8)
+    assert ws is not None and 1e-8 < ws.kkt_residual <= ws.info["kkt_floor"]
+    run = P._setup(K, y, upper, lams[-2:-1], 1e-8, True, None, 1e-11, None)
+    P._start_path(run, prev)
+    sol = P._record_answer(run, ws, "test", "working_set")
+    assert run.last_good is sol
+    assert sol.info["kkt_floor"] == pytest.approx(ws.info["kkt_floor"], rel=1e-12)
+
+
+def test_a_failed_working_set_in_the_tail_hands_back_to_the_path(monkeypatch):
+    """When a working-set QP of the tail fails, the path (its state untouched) answers the rest
+    instead of cvxopt on the whole problem (which at log2(nλ) = −40 leaves residuals of 1e4):
+    forced tail, every working-set QP failing, n = 150: the answers equal those of a run
+    without the tail, with no cvxopt fallback."""
+    import svmcore.families.svm.solvers.path as P
+    from svmcore.datasets.simulations import make_wahba2d
+
+    d = make_wahba2d(150, 0)
+    K, y, upper = gaussian_gram(d.X, sigma=2.0), d.y, np.ones(150)
+    lams = 2.0 ** np.arange(-12.0, 0.01, 1.0) / 150
+    monkeypatch.setattr(P, "solve_working_set", lambda *a, **k: None)
+    plain = P.solve_path(K, y, upper, lams)
+    monkeypatch.setattr(P, "_tail_by_working_sets", lambda path: True)
+    monkeypatch.setattr(P, "_hand_tail", lambda run: not run.tail_failed and run.k > 0)
+    forced = P.solve_path(K, y, upper, lams)
+    assert forced[0].info["fallbacks"] == plain[0].info["fallbacks"] == 0
+    for a, b in zip(plain, forced):
+        assert not b.info.get("tail") and b.kkt_residual <= 1e-8
+        assert np.max(np.abs(a.f - b.f)) <= 1e-9 * np.max(np.abs(a.f))

@@ -725,8 +725,7 @@ def _solve_path(K, y, upper, lams, kkt_tol, fallback, start, max_events, dep_tol
         return []
     _start_path(run, start)
     while run.k < run.s_req.size:
-        if run.ws_repairs and run.last_good is not None and _tail_by_working_sets(run.path):
-            _answer_tail(run)
+        if _hand_tail(run) and _answer_tail(run):
             break
         try:
             if run.total_events > run.max_events:
@@ -770,6 +769,8 @@ class _Run:
     k: int = 0                        # next requested λ, in decreasing order
     total_events: int = 0
     zero_steps: int = 0               # consecutive zero-length steps
+    tied_below_floor: bool = False    # a zero-length step where f's rounding floor > kkt_tol
+    tail_failed: bool = False         # a working-set QP of the tail failed: the path goes on
     repairs: int = 0
     ws_repairs: int = 0
     fallbacks: int = 0
@@ -955,11 +956,17 @@ def _move_to_event(P, seg):
 
 
 def _count_zero_step(run, seg):
-    """Allow a bounded number of consecutive zero-length steps (degenerate breakpoints)."""
+    """Allow a bounded number of consecutive zero-length steps (degenerate breakpoints). A tie
+    where f's rounding floor exceeds the KKT tolerance marks the rest of the path as decided by
+    rounding (``tied_below_floor``; see ``_answer_tail``)."""
     if seg.t <= 1e-14 * seg.s:
         run.zero_steps += 1
         if run.zero_steps > 10 + 2 * len(run.y):
             raise PathError("cycling at a degenerate breakpoint")
+        P = run.path
+        lam = P.s / (2.0 * len(run.y))
+        if rounding_floor(run.K, run.y, P.alpha, lam, P.alpha0 / P.s, abs_K=P.abs_K) > run.kkt_tol:
+            run.tied_below_floor = True
     else:
         run.zero_steps = 0
 
@@ -1069,10 +1076,23 @@ def _tail_by_working_sets(P) -> bool:
     return int(np.count_nonzero(P.status == _P)) > max(P.m, 1)
 
 
-def _answer_tail(run):
-    """Answer every remaining λ by a working-set QP warm-started from the answer before it;
-    cvxopt on the whole problem where that fails. Each answer is certified by the full KKT
-    check, as every repair."""
+def _hand_tail(run) -> bool:
+    """Whether the remaining λ go to working sets (``_answer_tail``): after a tie below f's
+    rounding floor, or after a working-set repair when the elbow parks more than it holds; never
+    again once a working-set QP of the tail failed, nor before an answer to warm-start from."""
+    if run.tail_failed or run.last_good is None:
+        return False
+    return run.tied_below_floor or bool(run.ws_repairs and _tail_by_working_sets(run.path))
+
+
+_TAIL_REASON = {False: "after the elbow parked most free points: a working-set QP",
+                True: "after a tie below f's rounding floor: a working-set QP"}
+
+
+def _answer_tail(run) -> bool:
+    """Answer the remaining λ by working-set QPs, each warm-started from the answer before it and
+    certified by the full KKT check, as every repair. True when all are answered; False when one
+    failed (``tail_failed``): the path, whose state is untouched, answers the rest."""
     prev = run.last_good
     while run.k < run.s_req.size:
         check_cancel()
@@ -1081,14 +1101,14 @@ def _answer_tail(run):
                                    tol=run.kkt_tol, blas_threads=None)
         except Exception:                                         # noqa: BLE001
             ws = None
-        run.ws_repairs += ws is not None
-        kind, reason = "working_set", "after the elbow parked most free points: a working-set QP"
         if ws is None:
-            ws, kind, reason = _cvxopt_reference(run), "cvxopt", "working-set QP failed"
-            if ws is None:
-                raise PathError(f"working-set QP and cvxopt failed at lambda={run.lam:g}")
-        prev = _record_answer(run, ws, reason, kind, tail=True)
+            run.tail_failed = True
+            return False
+        run.ws_repairs += 1
+        prev = _record_answer(run, ws, _TAIL_REASON[run.tied_below_floor], "working_set",
+                              tail=True)
         run.k += 1
+    return True
 
 
 def _repair_by_cvxopt(run, sol):
@@ -1152,12 +1172,14 @@ def _restart_from(run, ref, reason, kind):
 
 def _record_answer(run, ref, reason, kind, **info):
     """Record ref as the path's answer at the k-th λ (``kind``: "repaired", "working_set" or
-    "cvxopt"; ``info`` adds to the answer's info)."""
+    "cvxopt"; ``info`` adds to the answer's info), with its rounding floor, so that an answer
+    within max(kkt_tol, floor) becomes the next warm start (``_Run.record``)."""
+    floor = rounding_floor(run.K, run.y, ref.alpha, float(run.lam), ref.b, abs_K=run.path.abs_K)
     sol = DualSolution(float(run.lam), ref.alpha, ref.b, ref.f, "path", run.total_events,
                        ref.kkt_residual, ref.polished,
                        {"fallback": kind == "cvxopt",
                         "repaired": kind in ("repaired", "working_set"),
-                        "start": run.start_kind, "error": reason, **info})
+                        "start": run.start_kind, "error": reason, "kkt_floor": floor, **info})
     run.record(sol)
     return sol
 
