@@ -35,6 +35,9 @@ Degenerate cases:
   blocked Cholesky factorization in matrix products); one by one, each nearly dependent point of
   a large elbow cost an LU solve and a rebuild of the inverse (n = 5000, σ = 2^-2.5: over 400 s).
 * several events at one s are applied together; zero-length steps are allowed (a bounded number).
+  A run of ``TIE_RUN`` of them where f's rounding floor exceeds ``kkt_tol`` means that rounding,
+  not the problem, orders the events: the remaining λ go to working-set QPs (``_hand_tail``), as
+  they do after a working-set repair when the elbow parks more points than it holds.
 * below the last event (no left point remains) a = α/s and f are constant: the formulas of the
   last segment remain exact for every smaller s.
 
