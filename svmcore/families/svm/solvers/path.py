@@ -1091,8 +1091,9 @@ def _tail_by_working_sets(P) -> bool:
 
 def _hand_tail(run) -> bool:
     """Whether the remaining λ go to working sets (``_answer_tail``): after a long tie below f's
-    rounding floor (``TIE_RUN``), or after a working-set repair when the elbow parks more than it holds; never
-    again once a working-set QP of the tail failed, nor before an answer to warm-start from."""
+    rounding floor (``TIE_RUN``), or after a working-set repair when the elbow parks more than it
+    holds; never again once a working-set QP of the tail failed, nor before an answer to
+    warm-start from."""
     if run.tail_failed or run.last_good is None:
         return False
     return run.tied_below_floor or bool(run.ws_repairs and _tail_by_working_sets(run.path))
