@@ -326,10 +326,10 @@ def _collect_dask(futs, on_done, cancel, stall_seconds: float) -> None:
             time.sleep(0.2)             # only lost tasks left: a returning worker recomputes them
         for f in [f for f in pending if f.status in ("finished", "error", "cancelled")]:
             if f.status != "finished":
-                why = "the scheduler was lost" if f.status == "cancelled" else "a task failed"
-                exc = f.exception(timeout=5) if f.status == "error" else None
-                what = f" ({type(exc).__name__}: {str(exc)[:160]})" if exc is not None else ""
-                raise ClusterFailed(f"the Dask study stopped: {why}{what}; "
+                why = _failure(f)
+                if why is None:
+                    continue            # an "error" that a retry has since cleared
+                raise ClusterFailed(f"the Dask study stopped: {why}; "
                                     f"{total - len(pending)} of {total} tasks had finished; "
                                     "no table was written")
             try:        # bounded: a result held only by a worker lost meanwhile is recomputed
@@ -349,6 +349,21 @@ def _collect_dask(futs, on_done, cancel, stall_seconds: float) -> None:
             raise ClusterFailed(f"the Dask study made no progress for {stall_seconds:.0f} s (every "
                                 f"worker lost?); {total - len(pending)} of {total} tasks had "
                                 "finished; no table was written")
+
+
+def _failure(f) -> str | None:
+    """Why a cancelled or erred future stops the study; None when its "error" was transient. A
+    worker killed mid-task can leave a future "error" for a moment while the scheduler retries it
+    (``retries``): its exception is then None (finished) or not yet known (pending again)."""
+    if f.status == "cancelled":
+        return "the scheduler was lost"
+    try:
+        exc = f.exception(timeout=5)
+    except TimeoutError:
+        return None
+    if exc is None:
+        return None
+    return f"a task failed ({type(exc).__name__}: {str(exc)[:160]})"
 
 
 def _run_dask(tasks, source, replicates, token, scheduler, on_done, cancel, retries: int,
