@@ -465,9 +465,32 @@ def test_a_failed_working_set_in_the_tail_hands_back_to_the_path(monkeypatch):
     monkeypatch.setattr(P, "solve_working_set", lambda *a, **k: None)
     plain = P.solve_path(K, y, upper, lams)
     monkeypatch.setattr(P, "_tail_by_working_sets", lambda path: True)
-    monkeypatch.setattr(P, "_hand_tail", lambda run: not run.tail_failed and run.k > 0)
+    monkeypatch.setattr(P, "_hand_tail", lambda run: run.tail_failed_at is None and run.k > 0)
     forced = P.solve_path(K, y, upper, lams)
     assert forced[0].info["fallbacks"] == plain[0].info["fallbacks"] == 0
     for a, b in zip(plain, forced):
         assert not b.info.get("tail") and b.kkt_residual <= 1e-8
         assert np.max(np.abs(a.f - b.f)) <= 1e-9 * np.max(np.abs(a.f))
+
+
+def test_a_failed_tail_is_tried_again_from_the_path_after_a_new_tie():
+    """n = 500, seed 1, C_B = 4.5, σ = 4, log2(nλ) −40 … −28: the tail answers −36, but no working
+    set reaches −40 from that answer. The path goes on; after its next run of ``TIE_RUN`` ties
+    below the floor the tail is tried again from the path's own (now nearer) answer, and −40 is a
+    tail answer within its floor. Before, the path crossed 2,497 events to its cycling limit
+    (3.5 s) and a recovery answered −40."""
+    from svmcore.datasets.simulations import make_wahba2d
+    from svmcore.families.svm.solvers._common import rounding_floor
+    from svmcore.weights import class_weights_from_costs
+
+    d = make_wahba2d(500, 1)
+    upper = class_weights_from_costs(d.y, 1.0, 4.5).upper_bounds(d.y)
+    K, y = gaussian_gram(d.X, sigma=4.0), d.y
+    lams = 2.0 ** np.arange(-40.0, -27.99, 4.0) / 500
+    sols = solve_path(K, y, upper, lams)
+    assert sols[0].info.get("tail") and "rounding floor" in sols[0].info["error"]
+    assert sols[0].info["events"] < 1200
+    for s in sols:
+        f = K @ (y * s.alpha / (2 * 500 * s.lam)) + s.b
+        res = kkt_residual(y, f, s.alpha, upper, scale=zero_scale(500, s.lam))
+        assert res <= max(1e-8, rounding_floor(K, y, s.alpha, s.lam, s.b))

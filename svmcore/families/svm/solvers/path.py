@@ -773,7 +773,8 @@ class _Run:
     total_events: int = 0
     zero_steps: int = 0               # consecutive zero-length steps
     tied_below_floor: bool = False    # TIE_RUN zero-length steps where f's floor > kkt_tol
-    tail_failed: bool = False         # a working-set QP of the tail failed: the path goes on
+    tie_runs: int = 0                 # runs of TIE_RUN zero-length steps below the floor
+    tail_failed_at: int | None = None  # tie_runs when a working-set QP of the tail failed
     repairs: int = 0
     ws_repairs: int = 0
     fallbacks: int = 0
@@ -981,7 +982,9 @@ def _count_zero_step(run, seg):
         P = run.path
         lam = P.s / (2.0 * len(run.y))
         floor = rounding_floor(run.K, run.y, P.alpha, lam, P.alpha0 / P.s, abs_K=P.abs_K)
-        run.tied_below_floor = floor > run.kkt_tol
+        if floor > run.kkt_tol:
+            run.tied_below_floor = True
+            run.tie_runs += 1
 
 
 #: candidates from which an event decides their entry together (``_Path.add_many``)
@@ -1092,10 +1095,12 @@ def _tail_by_working_sets(P) -> bool:
 def _hand_tail(run) -> bool:
     """Whether the remaining λ go to working sets (``_answer_tail``): after a long tie below f's
     rounding floor (``TIE_RUN``), or after a working-set repair when the elbow parks more than it
-    holds; never again once a working-set QP of the tail failed, nor before an answer to
-    warm-start from."""
-    if run.tail_failed or run.last_good is None:
+    holds; never before an answer to warm-start from. Once a working-set QP of the tail failed,
+    only after a new long tie below the floor (the path has moved on since)."""
+    if run.last_good is None:
         return False
+    if run.tail_failed_at is not None:         # again only after a new long tie: the path moved
+        return run.tie_runs > run.tail_failed_at
     return run.tied_below_floor or bool(run.ws_repairs and _tail_by_working_sets(run.path))
 
 
@@ -1105,24 +1110,38 @@ _TAIL_REASON = {False: "after the elbow parked most free points: a working-set Q
 
 def _answer_tail(run) -> bool:
     """Answer the remaining λ by working-set QPs, each warm-started from the answer before it and
-    certified by the full KKT check, as every repair. True when all are answered; False when one
-    failed (``tail_failed``): the path, whose state is untouched, answers the rest."""
-    prev = run.last_good
+    certified by the full KKT check, as every repair (a retry after a failed tail starts from the
+    path's own answer). True when all are answered; False when one failed (``tail_failed_at``):
+    the path, whose state is untouched, goes on."""
+    prev = None if run.tail_failed_at is not None else run.last_good
     while run.k < run.s_req.size:
         check_cancel()
-        try:
-            ws = solve_working_set(run.K, run.y, run.upper, float(run.lam), prev.alpha, prev.b,
-                                   tol=run.kkt_tol, blas_threads=None)
-        except Exception:                                         # noqa: BLE001
-            ws = None
+        ws = _tail_working_set(run, prev)
         if ws is None:
-            run.tail_failed = True
+            run.tail_failed_at = run.tie_runs
             return False
         run.ws_repairs += 1
         prev = _record_answer(run, ws, _TAIL_REASON[run.tied_below_floor], "working_set",
                               tail=True)
         run.k += 1
     return True
+
+
+def _tail_working_set(run, prev):
+    """A working-set QP at the k-th λ from prev (the answer before it), else from the path's own
+    answer there (its current segment's formulas: after a failed tail, the path may have moved
+    close to that λ); None when both fail."""
+    for begin in ((prev, None) if prev is not None else (None,)):
+        try:
+            if begin is None:
+                begin = run.path.solution_at(run.s_req[run.k], run.lam)
+            ws = solve_working_set(run.K, run.y, run.upper, float(run.lam), begin.alpha, begin.b,
+                                   tol=run.kkt_tol, blas_threads=None)
+        except Exception:                                         # noqa: BLE001
+            ws = None
+        if ws is not None:
+            return ws
+    return None
 
 
 def _repair_by_cvxopt(run, sol):
