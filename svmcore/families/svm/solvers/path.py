@@ -772,7 +772,6 @@ class _Run:
     k: int = 0                        # next requested λ, in decreasing order
     total_events: int = 0
     zero_steps: int = 0               # consecutive zero-length steps
-    tied_below_floor: bool = False    # TIE_RUN zero-length steps where f's floor > kkt_tol
     tie_runs: int = 0                 # runs of TIE_RUN zero-length steps below the floor
     tail_failed_at: int | None = None  # tie_runs when a working-set QP of the tail failed
     repairs: int = 0
@@ -971,7 +970,7 @@ TIE_RUN = 32
 def _count_zero_step(run, seg):
     """Allow a bounded number of consecutive zero-length steps (degenerate breakpoints). A run of
     ``TIE_RUN`` of them where f's rounding floor exceeds the KKT tolerance marks the rest of the
-    path as decided by rounding (``tied_below_floor``; see ``_hand_tail``)."""
+    path as decided by rounding (counted in ``tie_runs``; see ``_hand_tail``)."""
     if seg.t > 1e-14 * seg.s:
         run.zero_steps = 0
         return
@@ -983,7 +982,6 @@ def _count_zero_step(run, seg):
         lam = P.s / (2.0 * len(run.y))
         floor = rounding_floor(run.K, run.y, P.alpha, lam, P.alpha0 / P.s, abs_K=P.abs_K)
         if floor > run.kkt_tol:
-            run.tied_below_floor = True
             run.tie_runs += 1
 
 
@@ -1101,7 +1099,7 @@ def _hand_tail(run) -> bool:
         return False
     if run.tail_failed_at is not None:         # again only after a new long tie: the path moved
         return run.tie_runs > run.tail_failed_at
-    return run.tied_below_floor or bool(run.ws_repairs and _tail_by_working_sets(run.path))
+    return run.tie_runs > 0 or bool(run.ws_repairs and _tail_by_working_sets(run.path))
 
 
 _TAIL_REASON = {False: "after the elbow parked most free points: a working-set QP",
@@ -1121,7 +1119,7 @@ def _answer_tail(run) -> bool:
             run.tail_failed_at = run.tie_runs
             return False
         run.ws_repairs += 1
-        prev = _record_answer(run, ws, _TAIL_REASON[run.tied_below_floor], "working_set",
+        prev = _record_answer(run, ws, _TAIL_REASON[run.tie_runs > 0], "working_set",
                               tail=True)
         run.k += 1
     return True
