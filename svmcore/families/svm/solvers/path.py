@@ -1130,16 +1130,24 @@ def _tail_working_set(run, prev):
     answer there (its current segment's formulas: after a failed tail, the path may have moved
     close to that λ); None when both fail."""
     for begin in ((prev, None) if prev is not None else (None,)):
-        try:
-            if begin is None:
+        if begin is None:
+            try:
                 begin = run.path.solution_at(run.s_req[run.k], run.lam)
-            ws = solve_working_set(run.K, run.y, run.upper, float(run.lam), begin.alpha, begin.b,
-                                   tol=run.kkt_tol, blas_threads=None)
-        except Exception:                                         # noqa: BLE001
-            ws = None
+            except Exception:                                     # noqa: BLE001
+                continue
+        ws = _ws_from(run, begin)
         if ws is not None:
             return ws
     return None
+
+
+def _ws_from(run, begin):
+    """``solve_working_set`` at the k-th λ started from ``begin``; None when it fails or raises."""
+    try:
+        return solve_working_set(run.K, run.y, run.upper, float(run.lam), begin.alpha, begin.b,
+                                 tol=run.kkt_tol, blas_threads=None)
+    except Exception:                                             # noqa: BLE001
+        return None
 
 
 def _repair_by_cvxopt(run, sol):
@@ -1165,11 +1173,7 @@ def _working_set(run, sol):
     for begin in starts:
         if begin is None or not (np.all(np.isfinite(begin.alpha)) and np.isfinite(begin.b)):
             continue
-        try:
-            ws = solve_working_set(run.K, run.y, run.upper, float(run.lam), begin.alpha, begin.b,
-                                   tol=run.kkt_tol, blas_threads=None)
-        except Exception:                                         # noqa: BLE001
-            ws = None
+        ws = _ws_from(run, begin)
         if ws is not None and ws.kkt_residual < sol.kkt_residual:
             run.ws_repairs += 1
             return ws
