@@ -298,7 +298,6 @@ class WoodburyFactor:
         u = cho_solve((self.L, True), sw * (Phi @ x), check_finite=False)
         return (x - Phi.T @ (sw * u)) / self.c
 
-
     def solve(self, rhs: np.ndarray, refine: int = 2) -> np.ndarray:
         """G^{-1} rhs, refined up to ``refine`` times against G itself (while the residual is above
         1e-14 of rhs): at small λ the Woodbury form alone loses digits to cancellation (relative
