@@ -350,12 +350,52 @@ def test_a_start_finish_dual_cannot_fix_is_taken_from_a_tight_smo(monkeypatch):
     monkeypatch.setattr(P, "solve_working_set", lambda *a, **k: None)
     monkeypatch.setattr(P, "solve_cvxopt", lambda *a, **k: (_ for _ in ()).throw(AssertionError))
     sols = solve_path(K, y, upper, lams, fallback=False)
-    assert tols == [1e-5, P.TIGHT_SMO_TOL]
+    assert tols == [*P.START_SMO_TOLS, P.TIGHT_SMO_TOL]
     assert sols[0].info["start"] == "libsvm"
     for sol in sols:
         assert sol.kkt_residual <= 1e-8
         ref = solve_cvxopt(K, y, upper, sol.lam)
         assert np.max(np.abs(sol.f - ref.f)) <= RTOL * np.max(np.abs(ref.f))
+
+
+def test_a_start_smo_cannot_finish_is_repaired_before_a_tighter_smo(monkeypatch):
+    """wahba2d, n = 800, σ = 2^-1.5, s = 4: LIBSVM's answer at 1e-5 cannot be finished exactly
+    (167 free points, residual 5e-6). The working set repairs that answer; SMO is not run again at
+    1e-7 (at n = 5000, σ = 2^-2 that costs 17.6 s against the repair's 1.7 s). The answers equal
+    LIBSVM's at tol 1e-11 on the same Gram matrix."""
+    from sklearn.svm import SVC
+
+    from svmcore.datasets.simulations import make_wahba2d
+    from svmcore.families.svm.solvers import libsvm
+    from svmcore.families.svm.solvers import path as P
+
+    n = 800
+    data = make_wahba2d(n, 0)
+    K = gaussian_gram(data.X, sigma=2.0 ** -1.5)
+    lams = 2.0 ** np.array([1.0, -1.0]) / n
+    tols, repairs = [], []
+    real_smo, real_ws = libsvm.solve_libsvm, P.solve_working_set
+
+    def smo(*a, tol=1e-3, **k):
+        tols.append(tol)
+        sol = real_smo(*a, tol=tol, **k)
+        repairs.append(sol.polished)
+        return sol
+
+    def ws(*a, **k):
+        sol = real_ws(*a, **k)
+        repairs.append(sol is not None and sol.kkt_residual <= 1e-8)
+        return sol
+
+    monkeypatch.setattr(libsvm, "solve_libsvm", smo)
+    monkeypatch.setattr(P, "solve_working_set", ws)
+    sols = solve_path(K, data.y, np.ones(n), lams)
+    assert tols == [1e-5] and repairs == [False, True]     # SMO's finish failed, the repair held
+    assert sols[0].info["start"] == "libsvm" and sols[0].info["fallbacks"] == 0
+    for sol in sols:
+        assert sol.kkt_residual <= 1e-8
+        svc = SVC(C=1.0 / (2 * n * sol.lam), kernel="precomputed", tol=1e-11).fit(K, data.y)
+        np.testing.assert_allclose(sol.f, svc.decision_function(K), atol=1e-6)
 
 
 def test_an_elbow_that_parks_more_than_it_holds_hands_the_tail_to_working_sets():
