@@ -644,7 +644,8 @@ def _start(K, y, upper, lam, kkt_tol):
     SMO's 1e-5 answer could not be finished (wahba2d at s = 2, CPU seconds, working set from the
     1e-5 answer against SMO at 1e-7: n = 2000, σ = 2^-2.5 … 2^-1.5: 0.30 / 0.37 / 0.05 against
     0.89 / 1.77 / 0.30; n = 5000, σ = 2^-3 … 2^-1: 9.9 / 12.2 / 1.7 / 0.23 / 0.06 against
-    43.9 / 61.3 (not exact) / 17.6 / 1.9 / 0.20)."""
+    43.9 / 61.3 (not exact) / 17.6 / 1.9 / 0.20; n = 10,000, σ = 2^-3 and 2^-2: 101.8 and 21.9
+    against 535.5 and 51.1, neither exact)."""
     from .libsvm import solve_libsvm
 
     try:
