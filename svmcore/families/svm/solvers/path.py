@@ -667,6 +667,7 @@ def _start(K, y, upper, lam, kkt_tol):
 
 #: SMO's tolerances for the start, each followed by a working-set repair of its answer (``_start``)
 START_SMO_TOLS = (1e-5, 1e-7)
+
 #: SMO's tolerance for a start that neither ``finish_dual`` nor the working set could make exact.
 #: Such starts have many nearly dependent free points (n = 5000, σ = 2^-2.5, s = 2: 2,479 free,
 #: 873 of them within 1e-11 of the others' affine hull), so solving the free set's equations
