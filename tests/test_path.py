@@ -358,11 +358,13 @@ def test_a_start_finish_dual_cannot_fix_is_taken_from_a_tight_smo(monkeypatch):
         assert np.max(np.abs(sol.f - ref.f)) <= RTOL * np.max(np.abs(ref.f))
 
 
-def test_a_start_smo_cannot_finish_is_repaired_before_a_tighter_smo(monkeypatch):
+@pytest.mark.parametrize("early_ws_tol", [None, 0.0])
+def test_a_start_smo_cannot_finish_is_repaired_before_a_tighter_smo(monkeypatch, early_ws_tol):
     """wahba2d, n = 800, σ = 2^-1.5, s = 4: LIBSVM's answer at 1e-5 cannot be finished exactly
     (167 free points, residual 5e-6). The working set repairs that answer; SMO is not run again at
-    1e-7 (at n = 5000, σ = 2^-2 that costs 17.6 s against the repair's 1.7 s). The answers equal
-    LIBSVM's at tol 1e-11 on the same Gram matrix."""
+    1e-7 (at n = 5000, σ = 2^-2 that costs 17.6 s against the repair's 1.7 s). A repair less exact
+    than ``START_EARLY_WS_TOL`` (here: any, with the bound at 0) is set aside and SMO runs at 1e-7
+    as before. The answers equal LIBSVM's at tol 1e-11 on the same Gram matrix either way."""
     from sklearn.svm import SVC
 
     from svmcore.datasets.simulations import make_wahba2d
@@ -389,8 +391,13 @@ def test_a_start_smo_cannot_finish_is_repaired_before_a_tighter_smo(monkeypatch)
 
     monkeypatch.setattr(libsvm, "solve_libsvm", smo)
     monkeypatch.setattr(P, "solve_working_set", ws)
+    if early_ws_tol is not None:       # the repair is less exact than asked: SMO at 1e-7 as before
+        monkeypatch.setattr(P, "START_EARLY_WS_TOL", early_ws_tol)
     sols = solve_path(K, data.y, np.ones(n), lams)
-    assert tols == [1e-5] and repairs == [False, True]     # SMO's finish failed, the repair held
+    if early_ws_tol is None:
+        assert tols == [1e-5] and repairs == [False, True]  # SMO's finish failed, the repair held
+    else:
+        assert tols == [1e-5, 1e-7] and repairs[:2] == [False, True], (tols, repairs)
     assert sols[0].info["start"] == "libsvm" and sols[0].info["fallbacks"] == 0
     for sol in sols:
         assert sol.kkt_residual <= 1e-8

@@ -644,18 +644,19 @@ def _start(K, y, upper, lam, kkt_tol):
     SMO's 1e-5 answer could not be finished (wahba2d at s = 2, CPU seconds, working set from the
     1e-5 answer against SMO at 1e-7: n = 2000, σ = 2^-2.5 … 2^-1.5: 0.30 / 0.37 / 0.05 against
     0.89 / 1.77 / 0.30; n = 5000, σ = 2^-3 … 2^-1: 9.9 / 12.2 / 1.7 / 0.23 / 0.06 against
-    43.9 / 61.3 (not exact) / 17.6 / 1.9 / 0.20; n = 10,000, σ = 2^-3 and 2^-2: 101.8 and 21.9
-    against 535.5 and 51.1, neither exact)."""
+    43.9 / 61.3 (not exact) / 17.6 / 1.9 / 0.20; n = 10,000, σ = 2^-2: 21.9 against 51.1, not
+    exact). The first repair counts only when it is as exact as a finished SMO answer
+    (``START_EARLY_WS_TOL``)."""
     from .libsvm import solve_libsvm
 
     try:
-        for tol in START_SMO_TOLS:
+        for tol, ws_tol in zip(START_SMO_TOLS, (START_EARLY_WS_TOL, kkt_tol)):
             sol = solve_libsvm(K, y, upper, lam, tol=tol, min_tol=tol)   # finish_dual: exact?
             if sol.polished and sol.kkt_residual <= kkt_tol:
                 return sol, False
             ws = solve_working_set(K, y, upper, lam, sol.alpha, sol.b, tol=kkt_tol,
                                    blas_threads=None)
-            if ws is not None and ws.kkt_residual <= kkt_tol:
+            if ws is not None and ws.kkt_residual <= min(ws_tol, kkt_tol):
                 return ws, False
         tight = solve_libsvm(K, y, upper, lam, tol=TIGHT_SMO_TOL, min_tol=TIGHT_SMO_TOL)
         if tight.kkt_residual <= kkt_tol:
@@ -667,6 +668,13 @@ def _start(K, y, upper, lam, kkt_tol):
 
 #: SMO's tolerances for the start, each followed by a working-set repair of its answer (``_start``)
 START_SMO_TOLS = (1e-5, 1e-7)
+#: the residual a working-set repair of SMO's first answer must reach to be the start. Where it
+#: succeeded on wahba2d (n = 2000 … 10,000) its answers were at 1e-14 … 2e-13, like the exact
+#: starts ``finish_dual`` gives. At n = 10,000, σ = 2^-2.5 it stopped at 6.8e-9 (within the
+#: path's 1e-8), and the path from that start ended with an answer 2.8e-2 off after 5,106 s;
+#: from the old start (SMO at 1e-7 first) the column took 2,121 s with residuals ≤ 2.9e-7. Such
+#: an answer is set aside and the start goes on to SMO at 1e-7 as before.
+START_EARLY_WS_TOL = 1e-12
 
 #: SMO's tolerance for a start that neither ``finish_dual`` nor the working set could make exact.
 #: Such starts have many nearly dependent free points (n = 5000, σ = 2^-2.5, s = 2: 2,479 free,
