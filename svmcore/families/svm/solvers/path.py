@@ -1149,16 +1149,14 @@ def _tail_working_set(run, prev):
     """A working-set QP at the k-th λ from prev (the answer before it), else from the path's own
     answer there (its current segment's formulas: after a failed tail, the path may have moved
     close to that λ); None when both fail."""
-    for begin in ((prev, None) if prev is not None else (None,)):
-        if begin is None:
-            try:
-                begin = run.path.solution_at(run.s_req[run.k], run.lam)
-            except Exception:                                     # noqa: BLE001
-                continue
-        ws = _ws_from(run, begin)
-        if ws is not None:
-            return ws
-    return None
+    ws = None if prev is None else _ws_from(run, prev)
+    if ws is not None:
+        return ws
+    try:
+        own = run.path.solution_at(run.s_req[run.k], run.lam)
+    except Exception:                                             # noqa: BLE001
+        return None
+    return _ws_from(run, own)
 
 
 def _ws_from(run, begin):
