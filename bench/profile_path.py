@@ -10,11 +10,16 @@ script only) to count and time:
   step) and by elbow size |E| (powers of two);
 * repair steps of ``REPAIR_LADDER`` and ``_recover`` (calls, successes, seconds);
 * per σ column: seconds, events, largest elbow, largest KKT residual;
+* the arithmetic every event must do: the slopes dh = K_{·E} dβ_E + dα_0 of all n points, one
+  pass over the elbow's |E| × n kernel rows. The elbow size of each direction is recorded and the
+  same products (``x @ KE[:m]``, one BLAS thread) are timed afterwards on a sample of those sizes:
+  their sum is the floor for any implementation of this algorithm, against which the path's
+  per-event overhead (Python, small numpy calls, the |E|² elbow algebra) is read;
 
 and the functions with the most own time under cProfile.
 
 Usage: python bench/profile_path.py [--n 500] [--cost-b 1] [--lam -25:0:1] [--sigma -3:3:0.5]
-       [--top 15] [--compare-direction-rtol 1e-12]
+       [--top 15] [--no-cprofile] [--compare-direction-rtol 1e-12]
 """
 from __future__ import annotations
 
@@ -39,7 +44,8 @@ SECONDS = defaultdict(float)
 CALLS = defaultdict(int)
 EVENTS = defaultdict(int)
 EV_SECONDS = defaultdict(float)
-BY_SIZE = defaultdict(lambda: [0, 0.0])
+BY_SIZE = defaultdict(lambda: [0, 0.0, 0.0])    # events, s in _cross_event, s in _next_event
+DIRECTION_SIZES = []                            # |E| at each direction (one per non-empty segment)
 REPAIRS = defaultdict(lambda: [0, 0, 0.0])      # calls, successes, seconds
 
 
@@ -68,6 +74,10 @@ def _event_kinds(run, seg):
     return kinds
 
 
+def _bucket(m: int) -> int:
+    return 0 if m == 0 else 1 << int(np.log2(m))
+
+
 def _instrument():
     """Wrap the path's phases, event crossing and repair steps with counters."""
     cross = P._cross_event
@@ -81,10 +91,25 @@ def _instrument():
         for k in kinds:
             EVENTS[k] += 1
             EV_SECONDS[k] += dt / len(kinds)
-        b = BY_SIZE[0 if m == 0 else 1 << int(np.log2(m))]
+        b = BY_SIZE[_bucket(m)]
         b[0] += 1
         b[1] += dt
     P._cross_event = cross_event
+    next_event = P._next_event
+
+    def timed_next_event(path, y, upper):
+        t = time.perf_counter()
+        try:
+            return next_event(path, y, upper)
+        finally:
+            BY_SIZE[_bucket(path.m)][2] += time.perf_counter() - t
+    P._next_event = timed_next_event
+    direction = P._Path.direction
+
+    def timed_direction(path):
+        DIRECTION_SIZES.append(path.m)
+        return direction(path)
+    P._Path.direction = timed_direction
     for name in ("_start", "_next_event", "_answer_segment"):
         setattr(P, name, _timed(name, getattr(P, name)))
 
@@ -109,6 +134,30 @@ def _instrument():
         r[1] += 1
         r[2] += time.perf_counter() - t
     P._recover = recover
+
+
+def pass_floor(sizes, n: int, sample: int = 400, seed: int = 0) -> tuple[float, float]:
+    """Seconds the passes dh = x @ K_E (|E| × n, float64) of every recorded direction take
+    alone, estimated from ``sample`` of them timed with one BLAS thread on a random matrix (the
+    cost depends only on the sizes), and the bytes they read per second."""
+    from threadpoolctl import threadpool_limits
+
+    sizes = np.asarray(sizes, dtype=np.intp)
+    if sizes.size == 0:
+        return 0.0, 0.0
+    rng = np.random.default_rng(seed)
+    KE = rng.standard_normal((int(sizes.max()) + 1, n))
+    picked = rng.choice(sizes, size=min(sample, sizes.size), replace=False)
+    per = []
+    with threadpool_limits(limits=1, user_api="blas"):
+        for m in picked:
+            x = rng.standard_normal(m)
+            t = time.perf_counter()
+            for _ in range(5):
+                _ = x @ KE[:m] + 1.0
+            per.append((time.perf_counter() - t) / 5)
+    seconds = float(np.mean(per)) * sizes.size
+    return seconds, float(sizes.sum()) * n * 8 / max(seconds, 1e-12)
 
 
 def _axis(text):
@@ -150,6 +199,8 @@ def main(argv=None):
     ap.add_argument("--lam", default="-25:0:1", help="log2(nλ) START:STOP:STEP")
     ap.add_argument("--sigma", default="-3:3:0.5", help="log2 σ START:STOP:STEP")
     ap.add_argument("--top", type=int, default=15)
+    ap.add_argument("--no-cprofile", action="store_true",
+                    help="time without cProfile (its overhead inflates the many small calls)")
     ap.add_argument("--compare-direction-rtol", type=float, default=None, metavar="RTOL",
                     help="instead of the profile: A/B of _Path.DIRECTION_RTOL = RTOL against the module's")
     args = ap.parse_args(argv)
@@ -169,7 +220,8 @@ def main(argv=None):
     for ls in _axis(args.sigma):
         K = gaussian_gram(data.X, sigma=2.0 ** ls)
         t = time.perf_counter()
-        prof.enable()
+        if not args.no_cprofile:
+            prof.enable()
         sols = P.solve_path(K, y, upper, lams)
         prof.disable()
         dt = time.perf_counter() - t
@@ -185,16 +237,24 @@ def main(argv=None):
     print("\nevents by type (count, s in _cross_event):")
     for k, v in sorted(EVENTS.items(), key=lambda kv: -kv[1]):
         print(f"  {k:<24} {v:8d} {EV_SECONDS[k]:8.3f}")
-    print("\nevents by elbow size |E| (count, s in _cross_event):")
+    print("\nevents by elbow size |E| (count, s in _cross_event, s in _next_event, ms per event):")
     for k in sorted(BY_SIZE):
-        print(f"  |E| in [{k}, {max(2 * k - 1, 0)}]".ljust(22) + f"{BY_SIZE[k][0]:8d} {BY_SIZE[k][1]:8.3f}")
+        c, sc, sn = BY_SIZE[k]
+        print(f"  |E| in [{k}, {max(2 * k - 1, 0)}]".ljust(22)
+              + f"{c:8d} {sc:8.3f} {sn:8.3f} {1e3 * (sc + sn) / max(c, 1):8.3f}")
+    floor, rate = pass_floor(DIRECTION_SIZES, n)
+    print(f"\nthe passes over K_E alone ({len(DIRECTION_SIZES)} directions, mean |E| "
+          f"{np.mean(DIRECTION_SIZES) if DIRECTION_SIZES else 0:.0f}, {rate / 1e9:.0f} GB/s): {floor:.2f} s, "
+          f"{100 * floor / max(total, 1e-12):.0f} % of the path's {total:.2f} s"
+          + ("" if args.no_cprofile else " (under cProfile)"))
     print("\nrepairs (calls, successes, s):")
     for k, (c, ok, s) in REPAIRS.items():
         print(f"  {k:<24} {c:6d} {ok:6d} {s:8.3f}")
     if not REPAIRS:
         print("  none")
-    print(f"\ncProfile, top {args.top} by own time:")
-    pstats.Stats(prof).sort_stats("tottime").print_stats(args.top)
+    if not args.no_cprofile:
+        print(f"\ncProfile, top {args.top} by own time:")
+        pstats.Stats(prof).sort_stats("tottime").print_stats(args.top)
 
 
 if __name__ == "__main__":
