@@ -169,6 +169,34 @@ def test_maintained_elbow_inverse_matches_direct_solve(kind, random_elbow):
     assert worst <= 1e-8, worst
 
 
+@pytest.mark.parametrize("seed", [3, 8])
+def test_block_lu_direction_matches_direct_solve(seed, random_elbow):
+    """Random enter/leave sequences on a block-LU elbow inverse: its direction A⁻¹[0; y_E] (base
+    part formed once per rebuild, pinned base points taken off through their columns of B0)
+    equals numpy's dense solve of the current bordered matrix, with base points pinned and added
+    points present at once, and across rebuilds."""
+    from svmcore.families.svm.solvers.elbow import SchurInverse
+
+    elbow = random_elbow(seed, schur=True)
+    st, K = elbow.state, elbow.K
+    worst, mixed, rebuilds = 0.0, 0, 0
+    for step in range(200):
+        elbow.step()
+        if st.needs_refactor():
+            st.refactor(merge=step % 2 == 0)
+            rebuilds += 1
+        m = st.m
+        A = np.zeros((m + 1, m + 1))
+        A[0, 1:] = A[1:, 0] = 1.0
+        A[1:, 1:] = K[np.ix_(st.E, st.E)]
+        ref = np.linalg.solve(A, np.r_[0.0, st.y[st.E]])
+        worst = max(worst, np.max(np.abs(st.F.direction(st.y) - ref)) / np.max(np.abs(ref)))
+        mixed += bool(st.F.R) and bool(st.F.N)
+    assert isinstance(st.F, SchurInverse)
+    assert mixed >= 20 and rebuilds >= 3, (mixed, rebuilds)
+    assert worst <= 1e-8, worst
+
+
 @pytest.mark.parametrize("data", ["overlapping", "duplicates", "weighted"])
 def test_schur_updates_give_the_same_path(monkeypatch, data):
     """The block-LU elbow inverse (used for large elbows) gives cvxopt's answers, and the same
