@@ -197,6 +197,25 @@ def test_block_lu_direction_matches_direct_solve(seed, random_elbow):
     assert worst <= 1e-8, worst
 
 
+def test_large_elbow_direction_with_an_explicit_inverse_not_yet_rebuilt(random_elbow):
+    """An elbow that has grown to ``SCHUR_FROM`` points keeps its explicit inverse until the next
+    rebuild: its direction is still the dense solve's (the block-LU shortcut is not asked of it)."""
+    from svmcore.families.svm.solvers.elbow import ExplicitInverse
+
+    elbow = random_elbow(4, schur=False)
+    st, K = elbow.state, elbow.K
+    st.SCHUR_FROM = st.m                     # as if the elbow had just grown past the threshold
+    assert isinstance(st.F, ExplicitInverse) and not st.needs_refactor()
+    x0, xE, dh = st.direction()
+    m = st.m
+    A = np.zeros((m + 1, m + 1))
+    A[0, 1:] = A[1:, 0] = 1.0
+    A[1:, 1:] = K[np.ix_(st.E, st.E)]
+    ref = np.linalg.solve(A, np.r_[0.0, st.y[st.E]])
+    np.testing.assert_allclose(np.r_[x0, xE], ref, rtol=0, atol=1e-8 * np.abs(ref).max())
+    np.testing.assert_allclose(dh, K[:, st.E] @ xE + x0, rtol=0, atol=1e-8 * np.abs(dh).max())
+
+
 @pytest.mark.parametrize("data", ["overlapping", "duplicates", "weighted"])
 def test_schur_updates_give_the_same_path(monkeypatch, data):
     """The block-LU elbow inverse (used for large elbows) gives cvxopt's answers, and the same
