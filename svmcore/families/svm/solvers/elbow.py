@@ -4,7 +4,8 @@ While the path (``path.py``; Hastie, Rosset, Tibshirani & Zhu 2004, §3 and §6)
 solution in s = 2nλ, every step solves a system with the bordered elbow matrix
 ``A = [[0, 1'], [1, K_EE]]`` (E = the elbow, the points with y f = 1). Points enter and leave E one
 at a time, so the inverse of A is updated rather than recomputed. Two representations, with the
-same interface (``apply``, ``prepare_add``/``commit_add``, ``remove``, ``k``/``kmax``):
+same interface (``apply``, ``direction``, ``prepare_add``/``commit_add``, ``remove``,
+``k``/``kmax``):
 
 * ``ExplicitInverse``: A⁻¹ itself, bordered or downdated by rank-one changes (small elbows);
 * ``SchurInverse``: a fixed base inverse plus a Schur complement of the changes since it was
@@ -42,6 +43,10 @@ class ExplicitInverse:
 
     def apply(self, rhs):
         return self.B[:self.M, :self.M] @ rhs
+
+    def direction(self, y, rhs):
+        """The path's direction A⁻¹ rhs, rhs = [0; y_E] in elbow order (``apply``)."""
+        return self.apply(rhs)
 
     def prepare_add(self, p, u, kpp):
         w = self.B[:self.M, :self.M] @ u
@@ -189,8 +194,9 @@ class SchurInverse:
         hN[-loc[~base] - 1] = rhs[1:][~base]
         return self._in_elbow_order(*self._solve(g, hN))
 
-    def direction(self, y):
-        """The path's direction A⁻¹[0; y_E] in elbow order (y: the labels of all n points).
+    def direction(self, y, rhs=None):
+        """The path's direction A⁻¹[0; y_E] in elbow order (y: the labels of all n points; rhs,
+        the same vector in elbow order, is not needed here).
 
         Its base part B0 [0; y_E0] is formed once per rebuild and serves until the next: a base
         position pinned since then keeps its entry of y, which is harmless, because the pinned

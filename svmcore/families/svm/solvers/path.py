@@ -603,8 +603,7 @@ class _Path:
             # per step, drifted: at n = 5000, σ = 2^-2.5 46 % of the directions missed and fell
             # through to solve_elbow, 364 s against 251 s for the column.)
             A = self.A[:m + 1, :m + 1]
-            # (an explicit inverse can hold SCHUR_FROM points or more until its next rebuild)
-            x = self.F.direction(self.y) if isinstance(self.F, SchurInverse) else self.F.apply(rhs)
+            x = self.F.direction(self.y, rhs)
             for step in range(3):
                 r = rhs - A @ x
                 if np.abs(r).max() <= self.DIRECTION_RTOL * (1.0 + self.kscale * np.abs(x[1:]).max()):
