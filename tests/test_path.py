@@ -56,6 +56,14 @@ def _objective(K, y, upper, sol):
     return float(np.mean(upper * np.maximum(0.0, 1.0 - y * sol.f)) + sol.lam * c @ K @ c)
 
 
+def _bordered(K, E):
+    """The bordered elbow matrix [[0, 1'], [1, K_EE]], formed densely (the reference solves)."""
+    A = np.zeros((len(E) + 1, len(E) + 1))
+    A[0, 1:] = A[1:, 0] = 1.0
+    A[1:, 1:] = K[np.ix_(E, E)]
+    return A
+
+
 def _compare(K, y, upper, lams, **kw):
     sols = solve_path(K, y, upper, lams, **kw)
     assert [s.lam for s in sols] == list(lams)              # input order
@@ -157,9 +165,7 @@ def test_maintained_elbow_inverse_matches_direct_solve(kind, random_elbow):
         if st.needs_refactor() and step % 3:        # also solve with k beyond kmax
             st.refactor()
         m = st.m
-        A = np.zeros((m + 1, m + 1))
-        A[0, 1:] = A[1:, 0] = 1.0
-        A[1:, 1:] = K[np.ix_(st.E, st.E)]
+        A = _bordered(K, st.E)
         np.testing.assert_array_equal(st.A[:m + 1, :m + 1], A)
         rhs = rng.normal(size=m + 1)
         x = st.F.apply(rhs)                        # the maintained inverse alone
@@ -172,9 +178,9 @@ def test_maintained_elbow_inverse_matches_direct_solve(kind, random_elbow):
 @pytest.mark.parametrize("seed", [3, 8])
 def test_block_lu_direction_matches_direct_solve(seed, random_elbow):
     """Random enter/leave sequences on a block-LU elbow inverse: its direction A⁻¹[0; y_E] (base
-    part formed once per rebuild, pinned base points taken off through their columns of B0)
-    equals numpy's dense solve of the current bordered matrix, with base points pinned and added
-    points present at once, and across rebuilds."""
+    part formed once per rebuild and kept while base points are pinned, their equations absorbed
+    by their multipliers) equals numpy's dense solve of the current bordered matrix, with base
+    points pinned and added points present at once, and across rebuilds."""
     from svmcore.families.svm.solvers.elbow import SchurInverse
 
     elbow = random_elbow(seed, schur=True)
@@ -185,10 +191,7 @@ def test_block_lu_direction_matches_direct_solve(seed, random_elbow):
         if st.needs_refactor():
             st.refactor(merge=step % 2 == 0)
             rebuilds += 1
-        m = st.m
-        A = np.zeros((m + 1, m + 1))
-        A[0, 1:] = A[1:, 0] = 1.0
-        A[1:, 1:] = K[np.ix_(st.E, st.E)]
+        A = _bordered(K, st.E)
         ref = np.linalg.solve(A, np.r_[0.0, st.y[st.E]])
         worst = max(worst, np.max(np.abs(st.F.direction(st.y) - ref)) / np.max(np.abs(ref)))
         mixed += bool(st.F.R) and bool(st.F.N)
@@ -207,10 +210,7 @@ def test_large_elbow_direction_with_an_explicit_inverse_not_yet_rebuilt(random_e
     st.SCHUR_FROM = st.m                     # as if the elbow had just grown past the threshold
     assert isinstance(st.F, ExplicitInverse) and not st.needs_refactor()
     x0, xE, dh = st.direction()
-    m = st.m
-    A = np.zeros((m + 1, m + 1))
-    A[0, 1:] = A[1:, 0] = 1.0
-    A[1:, 1:] = K[np.ix_(st.E, st.E)]
+    A = _bordered(K, st.E)
     ref = np.linalg.solve(A, np.r_[0.0, st.y[st.E]])
     np.testing.assert_allclose(np.r_[x0, xE], ref, rtol=0, atol=1e-8 * np.abs(ref).max())
     np.testing.assert_allclose(dh, K[:, st.E] @ xE + x0, rtol=0, atol=1e-8 * np.abs(dh).max())
