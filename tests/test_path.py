@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from svmcore.kernels import gaussian_gram, linear_gram
-from svmcore.families.svm.solvers._common import kkt_residual, zero_scale
+from svmcore.families.svm.solvers._common import kkt_residual, rounding_floor, zero_scale
 from svmcore.families.svm.solvers.path import solve_path
 from svmcore.families.svm.solvers.qp import solve_cvxopt
 
@@ -486,7 +486,10 @@ def test_the_tail_by_working_sets_is_certified_and_equals_cvxopt(monkeypatch):
     for s in tail[::3]:
         c = y * s.alpha / (2 * 150 * s.lam)
         f = K @ c + s.b
-        assert kkt_residual(y, f, s.alpha, upper, scale=zero_scale(150, s.lam)) <= 1e-6
+        # (at log2(nλ) = −30, f = K c + b is evaluated to only ~1e-5, its rounding floor; the
+        # recomputed residual there was 1.4e-6 on an AMD EPYC with OpenBLAS, 1e-6 on others)
+        floor = rounding_floor(K, y, s.alpha, s.lam, s.b)
+        assert kkt_residual(y, f, s.alpha, upper, scale=zero_scale(150, s.lam)) <= max(1e-6, floor)
         ref = solve_cvxopt(K, y, upper, s.lam)
         assert _objective(K, y, upper, s) == pytest.approx(_objective(K, y, upper, ref), rel=1e-7)
 
@@ -568,11 +571,15 @@ def test_a_failed_working_set_in_the_tail_hands_back_to_the_path(monkeypatch):
 
 
 def test_a_failed_tail_is_tried_again_from_the_path_after_a_new_tie():
-    """n = 500, seed 1, C_B = 4.5, σ = 4, log2(nλ) −40 … −28: the tail answers −36, but no working
-    set reaches −40 from that answer. The path goes on; after its next run of ``TIE_RUN`` ties
-    below the floor the tail is tried again from the path's own (now nearer) answer, and −40 is a
-    tail answer within its floor. Before, the path crossed 2,497 events to its cycling limit
-    (3.5 s) and a recovery answered −40."""
+    """n = 500, seed 1, C_B = 4.5, σ = 4, log2(nλ) −40 … −28. Which rule hands the path to the
+    tail here depends on the machine's rounding (the events at these λ are ordered by it). On the
+    machine this was written on, the tail answered −36, no working set reached −40 from that
+    answer, the path went on, and after its next run of ``TIE_RUN`` ties below the floor the tail
+    was tried again from the path's own, nearer, answer. On an AMD EPYC (AVX-512) the elbow parks
+    most free points first and the tail starts there. Either way −40 is a tail answer within its
+    floor, well before the cycling limit: before the retry the path crossed 2,497 events to that
+    limit (3.5 s) and a recovery answered −40. (The hand-back itself, forced:
+    ``test_a_failed_working_set_in_the_tail_hands_back_to_the_path``.)"""
     from svmcore.datasets.simulations import make_wahba2d
     from svmcore.families.svm.solvers._common import rounding_floor
     from svmcore.weights import class_weights_from_costs
@@ -582,7 +589,8 @@ def test_a_failed_tail_is_tried_again_from_the_path_after_a_new_tie():
     K, y = gaussian_gram(d.X, sigma=4.0), d.y
     lams = 2.0 ** np.arange(-40.0, -27.99, 4.0) / 500
     sols = solve_path(K, y, upper, lams)
-    assert sols[0].info.get("tail") and "rounding floor" in sols[0].info["error"]
+    assert sols[0].info.get("tail") and sols[0].info["fallbacks"] == 0
+    assert any(rule in sols[0].info["error"] for rule in ("rounding floor", "parked most free points"))
     assert sols[0].info["events"] < 1200
     for s in sols:
         f = K @ (y * s.alpha / (2 * 500 * s.lam)) + s.b
