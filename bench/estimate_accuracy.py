@@ -4,14 +4,21 @@ measured ÷ estimated within [0.5, 2] in every case. With grid growth on, the es
 growth step toward small λ (``svmcore.timing.sweep_estimate``); the last column says how many
 points the grid grew by.
 
-    OMP_NUM_THREADS=1 PYTHONPATH=. python bench/estimate_accuracy.py
+The build machine's rates are read scaled to this machine's speed, per solver, as in the app
+(``svmcore.timing.machine_speed``; the factors are printed first). ``--uncalibrated`` reads them as
+they are, to see what the scaling does.
+
+    OMP_NUM_THREADS=1 PYTHONPATH=. python bench/estimate_accuracy.py [--uncalibrated]
 """
 from __future__ import annotations
 
+import argparse
 import time
 
+import svmapp.estimate as E
 from svmapp import settings as S
 from svmapp.estimate import estimates
+from svmcore.timing import RateBook
 
 CASES = [  # (solver, n, lam, sig, extra criteria, other settings)
     ("auto", 150, "-20:8:2", "-3:3:1", [], {}),
@@ -29,7 +36,18 @@ CASES = [  # (solver, n, lam, sig, extra criteria, other settings)
 ]
 
 
-def main() -> None:
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--uncalibrated", action="store_true",
+                    help="the build machine's rates as they are, not scaled to this machine")
+    args = ap.parse_args(argv)
+    if args.uncalibrated:
+        book = RateBook.baseline(calibrate=False)
+        E.rate_book = lambda: book
+    book = E.rate_book()
+    speeds = {solver: book.speed_of(solver) for solver in ("path", "libsvm", "cvxopt")}
+    print("this machine's seconds ÷ the build machine's on each reference problem: "
+          + ", ".join(f"{k} {'-' if v is None else f'{v:.2f}'}" for k, v in speeds.items()))
     print(f"{'solver':7s} {'n':>5s} {'grid':>18s} {'extra':>11s} {'estimated':>9s} {'measured':>9s} "
           f"{'ratio':>6s} {'grew by':>7s}")
     ratios = []

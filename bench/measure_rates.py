@@ -11,6 +11,11 @@ Writes ``svmcore/data/rates.json``, the app's and the CLI's starting point for t
 
 ``--keep path`` keeps the path's records of the existing file and measures the others.
 
+With the rates, each measured solver's reference problem is timed (``svmcore.timing.REFERENCE``,
+the least of five runs) and written as ``calibration``: the app and the CLI time the same problem
+once on their machine and scale that solver's rates by the ratio. A kept solver keeps its
+reference time too (both were measured on the same machine).
+
     OMP_NUM_THREADS=1 PYTHONPATH=. python bench/measure_rates.py
 """
 from __future__ import annotations
@@ -22,8 +27,9 @@ from pathlib import Path
 
 from svmcore.datasets.simulations import make_simulation
 from svmcore.grid import run_grid
+from svmcore.safeio import write_text
 from svmcore.spec import DataSpec, make_spec
-from svmcore.timing import COLUMN_SOLVERS, RateBook, workload
+from svmcore.timing import COLUMN_SOLVERS, RateBook, reference_seconds, workload
 
 OUT = Path(__file__).resolve().parents[1] / "svmcore" / "data" / "rates.json"
 WORKLOADS = {"insample": ["gacv", "xa", "brxa", "sure", "gckl", "misclass", "brmisclass", "obs"],
@@ -73,16 +79,21 @@ def main(argv=None) -> None:
     args = ap.parse_args(argv)
     book = RateBook()
     keep = [v for v in args.keep.split(",") if v]
+    calibration = {}
     if keep:
-        old = RateBook.from_records(json.loads(Path(args.out).read_text())["records"])
+        old_file = json.loads(Path(args.out).read_text())
+        old = RateBook.from_records(old_file["records"])
         book.records = [r for r in old.records if r["solver"] in keep]
+        calibration = {k: v for k, v in old_file.get("calibration", {}).items() if k in keep}
     for solver in (v for v in args.solvers.split(",") if v not in keep):
         for name, crit in WORKLOADS.items():
             pointwise_loo = name == "loo" and solver not in COLUMN_SOLVERS
             for n in map(int, (args.loo_ns if pointwise_loo else args.ns).split(",")):
                 if measure(book, solver, crit, n) > args.budget:
                     break
-    Path(args.out).write_text(book.to_json() + "\n")
+        calibration[solver] = reference_seconds(solver, repeats=5)
+        print(f"{solver:7s} reference problem: {calibration[solver]:.4f} s", flush=True)
+    write_text(args.out, book.to_json(calibration) + "\n")      # atomically
     print(f"wrote {args.out}")
 
 

@@ -19,7 +19,8 @@ from svmapp import settings as S
 @st.cache_resource(show_spinner=False)
 def rate_book():
     """Measured seconds per grid point, shared by every session: the build machine's rates
-    (``svmcore/data/rates.json``) plus every sweep this server has run."""
+    (``svmcore/data/rates.json``, scaled to this machine's speed per solver on first use) plus
+    every sweep this server has run."""
     from svmcore.timing import RateBook
     return RateBook.baseline()
 
@@ -79,10 +80,23 @@ def estimates(s: dict, upload_table=None, upload_error: str | None = None) -> di
     every = sweep_estimate(replace(spec, criteria=tuple(dict.fromkeys(tuple(spec.criteria) + ("cv", "loo")))),
                            n, rate_book())
     if every is not None:
-        out.update(cv=every.cv, loo=every.loo, source=f"measured rates of the {every.solver} solver")
+        out.update(cv=every.cv, loo=every.loo, source=_source(every.solver))
     if est is not None:
-        out.update(total=est.total, most=est.most, source=f"measured rates of the {est.solver} solver")
+        out.update(total=est.total, most=est.most, source=_source(est.solver))
     return out
+
+
+def _source(solver: str) -> str:
+    """Where the estimate's rates come from: the build machine's, scaled to this machine's speed
+    on the solver's reference problem (``svmcore.timing.machine_speed``), or said unscaled."""
+    book = rate_book()
+    factor = book.speed_of(solver)
+    if factor is not None:
+        return f"measured rates of the {solver} solver, scaled ×{factor:.2f} to this machine's speed"
+    if solver in book.calibration:
+        return (f"measured rates of the {solver} solver on the build machine: this machine's speed "
+                "could not be measured")
+    return f"measured rates of the {solver} solver"
 
 
 def record_rate(result, n: int) -> None:

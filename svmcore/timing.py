@@ -21,7 +21,11 @@ no growth and one step (base + step/2), and the app shows both ends.
 
 The app starts from ``svmcore/data/rates.json`` (written on the build machine by
 ``bench/measure_rates.py``) and adds every finished sweep, so estimates follow the machine it runs on.
-No Streamlit here.
+Before its first sweep, the build machine's rates are scaled to this machine's speed: the file also
+holds the seconds of a small reference problem per solver (``REFERENCE``) on the build machine, which
+each process times once here (``machine_speed``). The factor is per solver, because they spend their
+time differently (LIBSVM in C, the path in numpy and Python, cvxopt in BLAS and Python): on an AMD
+EPYC the build machine's rates overestimated by 1.1–2.4× before this scaling. No Streamlit here.
 """
 from __future__ import annotations
 
@@ -38,6 +42,12 @@ import numpy as np
 DEFAULT_POWER = 2.3
 #: the unit in which each solver's cost is recorded (module docstring); others: ``"point"``
 COLUMN_SOLVERS = ("path",)
+#: the reference problem of each solver for the machine's speed (``reference_seconds``): wahba2d
+#: with n rows, the Gaussian kernel at these log2 σ, these log2(nλ) (the path: one path over them,
+#: the app's default λ; the others: one fit each). A few tens of ms each on the build machine.
+REFERENCE = {"path": (300, (-1.0,), tuple(range(-20, 9, 2))),
+             "libsvm": (400, (0.0,), (-12.0, -8.0, -4.0, 0.0)),
+             "cvxopt": (300, (0.0,), (-4.0, 0.0, 4.0))}
 
 
 def workload(criteria: Sequence[str], cv_folds: int = 5) -> str:
@@ -69,12 +79,81 @@ def _scaled(rates: dict[int, float], n: int) -> float | None:
     return rates[near] * (n / near) ** p
 
 
+def reference_seconds(solver: str, repeats: int = 2) -> float:
+    """Seconds of ``solver``'s reference problem (``REFERENCE``) on this machine: the least of
+    ``repeats`` timed runs after one untimed run (imports, first allocations)."""
+    import time
+
+    from .datasets.simulations import make_wahba2d
+    from .families.svm.solvers.libsvm import solve_libsvm
+    from .families.svm.solvers.path import solve_path
+    from .families.svm.solvers.qp import solve_cvxopt
+    from .kernels import gaussian_gram
+
+    n, log2_sigmas, log2_nlambdas = REFERENCE[solver]
+    data = make_wahba2d(n, 0)
+    upper = np.ones(n)
+    lams = 2.0 ** np.asarray(log2_nlambdas, float) / n
+
+    def run():
+        for log2_sigma in log2_sigmas:
+            K = gaussian_gram(data.X, sigma=2.0 ** log2_sigma)
+            if solver == "path":
+                solve_path(K, data.y, upper, lams)
+            else:
+                fit = solve_libsvm if solver == "libsvm" else solve_cvxopt
+                for lam in lams:
+                    fit(K, data.y, upper, float(lam))
+
+    run()
+    best = math.inf
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        run()
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+_SPEED: dict[str, float | None] = {}
+
+
+def machine_speed(calibration: dict) -> dict[str, float | None]:
+    """{solver: this machine's seconds ÷ the build machine's} on each solver's reference problem,
+    measured once per process; None for a solver whose reference could not be timed (its rates
+    are then the build machine's, and the app says so)."""
+    for solver, build in calibration.items():
+        if solver not in _SPEED:
+            try:
+                here = reference_seconds(solver) if solver in REFERENCE else math.nan
+                _SPEED[solver] = here / float(build) if here > 0 and float(build) > 0 else None
+            except Exception:                                        # noqa: BLE001
+                _SPEED[solver] = None
+            if _SPEED[solver] is not None and not math.isfinite(_SPEED[solver]):
+                _SPEED[solver] = None
+    return {solver: _SPEED[solver] for solver in calibration}
+
+
 @dataclass
 class RateBook:
-    """Measured seconds: records of (solver, workload, n, seconds per unit, unit, log2 nλ)."""
+    """Measured seconds: records of (solver, workload, n, seconds per unit, unit, log2 nλ).
+
+    Records from the build machine (``baseline``) carry ``"build": True``; ``calibration`` holds
+    that machine's seconds on each solver's reference problem. The first time a solver's rates are
+    asked for, this machine's speed on the same problem is measured (``machine_speed``) and the
+    build records of that solver are read scaled by it (``speed``: the factors so far; None where
+    the reference could not be timed). Records added here are this machine's and never scaled."""
 
     records: list[dict] = field(default_factory=list)
     max_records: int = 400
+    calibration: dict[str, float] = field(default_factory=dict)
+    speed: dict[str, float | None] = field(default_factory=dict)
+
+    def speed_of(self, solver: str) -> float | None:
+        """This machine's seconds ÷ the build machine's for ``solver`` (measured on first use);
+        None when there is no reference time for it or it could not be measured."""
+        if solver not in self.speed and solver in self.calibration:
+            self.speed[solver] = machine_speed({solver: self.calibration[solver]})[solver]
+        return self.speed.get(solver)
 
     def add(self, solver: str, work: str, n: int, units: int, seconds: float, per: str = "point",
             log2_nlambda: float | None = None) -> None:
@@ -94,10 +173,12 @@ class RateBook:
     def _rates(self, solver: str, work: str, per: str = "point", log2_nlambda=None) -> dict[int, float]:
         """{n: median seconds per unit} of one key."""
         by_n: dict[int, list[float]] = {}
+        factor = self.speed_of(solver) or 1.0
         for r in self.records:
             if (r["solver"] == solver and r["workload"] == work and r.get("per", "point") == per
                     and r.get("log2_nlambda") == log2_nlambda):
-                by_n.setdefault(int(r["n"]), []).append(float(r["seconds_per_point"]))
+                sec = float(r["seconds_per_point"]) * (factor if r.get("build") else 1.0)
+                by_n.setdefault(int(r["n"]), []).append(sec)
         return {n: sorted(v)[len(v) // 2] for n, v in by_n.items()}
 
     def seconds_per_point(self, solver: str, work: str, n: int) -> float | None:
@@ -129,8 +210,12 @@ class RateBook:
         return None if per_pt is None else per_pt * len(log2_nlambda) * n_sigma
 
     # -------------------------------------------------------------- data-only persistence
-    def to_json(self) -> str:
-        return json.dumps({"records": self.records}, indent=1)
+    def to_json(self, calibration: dict | None = None) -> str:
+        """The records (and, from ``bench/measure_rates.py``, the reference seconds per solver)."""
+        out = {"records": self.records}
+        if calibration:
+            out["calibration"] = calibration
+        return json.dumps(out, indent=1)
 
     @classmethod
     def from_records(cls, records: Iterable[dict]) -> "RateBook":
@@ -149,13 +234,22 @@ class RateBook:
         return book
 
     @classmethod
-    def baseline(cls) -> "RateBook":
-        """The rates measured on the build machine (``bench/measure_rates.py``); empty if absent."""
+    def baseline(cls, calibrate: bool = True) -> "RateBook":
+        """The rates measured on the build machine (``bench/measure_rates.py``), read scaled by
+        this machine's speed per solver (class docstring) unless ``calibrate`` is False or the
+        file has no reference time for the solver; empty if absent."""
         try:
             text = resources.files("svmcore").joinpath("data/rates.json").read_text()
-            return cls.from_records(json.loads(text)["records"])
-        except (FileNotFoundError, KeyError, ValueError, TypeError):
+            data = json.loads(text)
+            book = cls.from_records(data["records"])
+            calibration = {str(k): float(v) for k, v in data.get("calibration", {}).items()}
+        except (FileNotFoundError, KeyError, ValueError, TypeError, AttributeError):
             return cls()
+        for r in book.records:
+            r["build"] = True
+        if calibrate:
+            book.calibration = {k: v for k, v in calibration.items() if v > 0 and math.isfinite(v)}
+        return book
 
 
 #: the share of one growth step in the point estimate (module docstring): the midpoint

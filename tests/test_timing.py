@@ -105,3 +105,48 @@ def test_sweep_estimate_prices_one_growth_step_toward_small_lambda():
     assert sweep_estimate(at_limit, 200, book).step == 0.0
     assert sweep_estimate(make_spec("svm", data=data, criteria=["gacv", "loo"], solver="path"),
                           200, book) is None                    # LOO never measured
+
+
+def test_build_rates_are_read_scaled_by_this_machines_speed_per_solver(monkeypatch):
+    """The build machine's rates are read scaled, per solver, by this machine's seconds on the
+    solver's reference problem over the build machine's (stored with the rates). A solver whose
+    reference cannot be timed keeps the build machine's rates, and says so (speed None); records
+    added on this machine are never scaled."""
+    import svmcore.timing as T
+
+    monkeypatch.setattr(T, "_SPEED", {})
+    raw = RateBook.baseline(calibrate=False)
+    calibration = RateBook.baseline().calibration
+    assert set(calibration) == {"path", "libsvm", "cvxopt"}
+    here = {"path": 2.0 * calibration["path"], "libsvm": 0.5 * calibration["libsvm"]}
+
+    def timed_here(solver, repeats=2):
+        if solver not in here:
+            raise RuntimeError("cvxopt is not installed")
+        return here[solver]
+
+    monkeypatch.setattr(T, "reference_seconds", timed_here)
+    book = RateBook.baseline()
+    assert book.seconds_per_column("path", "insample", 300) == \
+        pytest.approx(2.0 * raw.seconds_per_column("path", "insample", 300), rel=1e-12)
+    for solver, factor in (("libsvm", 0.5), ("cvxopt", 1.0)):
+        assert book.grid_seconds(solver, "insample", 300, [-12, -6, 0, 6], 3) == \
+            pytest.approx(factor * raw.grid_seconds(solver, "insample", 300, [-12, -6, 0, 6], 3), rel=1e-12)
+    assert book.speed == {"path": pytest.approx(2.0), "libsvm": pytest.approx(0.5), "cvxopt": None}
+    book.add("path", "insample", 5000, 4, 28.0, per="column")         # measured here: 7 s a column
+    assert book.seconds_per_column("path", "insample", 5000) == pytest.approx(7.0)
+
+
+def test_each_reference_problem_is_timed_and_stored_with_the_rates():
+    """Every solver with shipped rates has a stored reference time, and its reference problem runs
+    here in well under a second (it is timed once per process before the first estimate)."""
+    from importlib import resources
+
+    import svmcore.timing as T
+
+    data = json.loads(resources.files("svmcore").joinpath("data/rates.json").read_text())
+    assert set(data["calibration"]) == {r["solver"] for r in data["records"]} == set(T.REFERENCE)
+    for solver in T.REFERENCE:
+        sec = T.reference_seconds(solver, repeats=1)
+        assert 0 < sec < 1.0, (solver, sec)
+        assert 0.1 < sec / data["calibration"][solver] < 10, solver     # the same problem

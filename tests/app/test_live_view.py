@@ -91,6 +91,20 @@ def test_estimates_come_from_measured_rates():
         assert est["most"] == pytest.approx(per_col * 7 * (2 if extend else 1))
         loo = book.seconds_per_column("path", "loo", 200)
         assert est["loo"] == pytest.approx((loo - per_col) * 7)
+        assert "scaled ×" in est["source"] and "this machine's speed" in est["source"]
+
+
+def test_an_estimate_says_when_this_machines_speed_could_not_be_measured(monkeypatch):
+    """Where a solver's reference problem could not be timed, its rates are the build machine's,
+    and the estimate's source says so instead of passing them off as this machine's."""
+    from svmcore.timing import RateBook
+
+    book = RateBook(calibration={"path": 0.07, "libsvm": 0.02}, speed={"path": None, "libsvm": 0.5})
+    monkeypatch.setattr(E, "rate_book", lambda: book)
+    assert E._source("path") == ("measured rates of the path solver on the build machine: this "
+                                 "machine's speed could not be measured")
+    assert E._source("libsvm") == "measured rates of the libsvm solver, scaled ×0.50 to this machine's speed"
+    assert E._source("cvxopt") == "measured rates of the cvxopt solver"
 
 
 def test_rejected_link_shows_one_message_and_the_defaults():
