@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import json
 import math
+import threading
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Iterable, Sequence
@@ -115,22 +116,24 @@ def reference_seconds(solver: str, repeats: int = 2) -> float:
 
 
 _SPEED: dict[str, float | None] = {}
+_SPEED_LOCK = threading.Lock()
 
 
 def machine_speed(calibration: dict) -> dict[str, float | None]:
     """{solver: this machine's seconds ÷ the build machine's} on each solver's reference problem,
     measured once per process; None for a solver whose reference could not be timed (its rates
-    are then the build machine's, and the app says so)."""
-    for solver, build in calibration.items():
-        if solver not in _SPEED:
-            try:
-                here = reference_seconds(solver) if solver in REFERENCE else math.nan
-                _SPEED[solver] = here / float(build) if here > 0 and float(build) > 0 else None
-            except Exception:                                        # noqa: BLE001
-                _SPEED[solver] = None
-            if _SPEED[solver] is not None and not math.isfinite(_SPEED[solver]):
-                _SPEED[solver] = None
-    return {solver: _SPEED[solver] for solver in calibration}
+    are then the build machine's, and the app says so). One measurement at a time: sessions that
+    ask together wait for it instead of timing the problem against each other."""
+    with _SPEED_LOCK:
+        for solver, build in calibration.items():
+            if solver not in _SPEED:
+                try:
+                    here = reference_seconds(solver) if solver in REFERENCE else math.nan
+                    ratio = here / float(build) if here > 0 and float(build) > 0 else None
+                except Exception:                                    # noqa: BLE001
+                    ratio = None
+                _SPEED[solver] = ratio if ratio is not None and math.isfinite(ratio) else None
+        return {solver: _SPEED[solver] for solver in calibration}
 
 
 @dataclass

@@ -149,3 +149,34 @@ def test_each_reference_problem_is_timed_and_stored_with_the_rates():
     for solver in T.REFERENCE:
         sec = T.reference_seconds(solver, repeats=1)
         assert 0 < sec < math.inf and data["calibration"][solver] > 0, solver
+
+
+def test_sessions_asking_together_share_one_measurement(monkeypatch):
+    """Two sessions whose first estimates come at once: the reference problem is timed once, not
+    twice against each other (which would double both factors), and both get that factor."""
+    import threading
+    import time
+
+    import svmcore.timing as T
+
+    monkeypatch.setattr(T, "_SPEED", {})
+    running, most, calls = [0], [0], [0]
+
+    def timed_here(solver, repeats=2):
+        running[0] += 1
+        most[0] = max(most[0], running[0])
+        calls[0] += 1
+        time.sleep(0.05)
+        running[0] -= 1
+        return 0.3
+
+    monkeypatch.setattr(T, "reference_seconds", timed_here)
+    out = []
+    threads = [threading.Thread(target=lambda: out.append(T.machine_speed({"path": 0.1})))
+               for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert calls[0] == 1 and most[0] == 1
+    assert out == [{"path": pytest.approx(3.0)}] * 3
