@@ -88,9 +88,10 @@ def _same_grid(now, before):
 
 @pytest.mark.parametrize("case", sorted(COSTS))
 def test_paper_grid_criteria_identical_to_before_on_this_platform(case):
-    path = DATA / f"svm_paper_grid_before_speed.{_platform()}.csv"
+    platform = _platform()
+    path = DATA / f"svm_paper_grid_before_speed.{platform}.csv"
     if not path.exists():
-        pytest.skip(f"no table written by cf66dc9 on this platform ({_platform()})")
+        pytest.skip(f"no table written by cf66dc9 on this platform ({platform})")
     before, now = _before(path, case), _now(case)
     _same_grid(now, before)
     for col in CRITERIA:
