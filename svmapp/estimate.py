@@ -101,12 +101,16 @@ def _source(solver: str) -> str:
 
 def record_rate(result, n: int) -> None:
     """Add a finished sweep's requested grid to the shared rate book (so estimates follow this
-    machine): the path per σ column, other solvers per point (``svmcore.timing``). A sweep whose
-    grid grew is not recorded (its time covers more than the grid it asked for)."""
+    machine): the path per σ column, other solvers per point (``svmcore.timing``). Not recorded:
+    a sweep whose grid grew (its time covers more than the grid it asked for), and one that ran on
+    worker processes (the book holds one process's seconds, as ``bench/measure_rates.py`` measures
+    them; a parallel sweep's wall time includes starting the workers, which once made a 15-point
+    grid at n = 300 that runs in 0.1 s look like 2 s, and is shared among them)."""
     from svmcore.families.svm.fit import choose_solver
     from svmcore.timing import COLUMN_SOLVERS, workload
 
-    if result.spec.model != "svm" or len(result.table) != result.spec.grid.size:
+    if (result.spec.model != "svm" or len(result.table) != result.spec.grid.size
+            or result.workers != 1):
         return
     solver = choose_solver(result.spec.solver, n)
     work = workload(result.spec.criteria, result.spec.cv_folds)

@@ -122,6 +122,9 @@ class GridResult:
     seconds: float = 0.0
     weights: object = None
     notes: list = field(default_factory=list)
+    #: processes the requested grid's σ columns ran on: 1 is this one; more are worker processes, and
+    #: ``seconds`` (wall time) then includes starting them and is shared among them
+    workers: int = 1
 
     @property
     def family(self):
@@ -239,7 +242,7 @@ def _run_columns(spec, data, test, sqdist, tasks, n_jobs, progress, cancel):
     after each task."""
     out: dict[int, list] = {}
     total = len(tasks)
-    jobs = clamp_jobs(n_jobs, len(tasks)) if n_jobs != 1 else 1
+    jobs = workers_for(n_jobs, len(tasks))
     if jobs == 1:
         for k, (ls, l2) in enumerate(tasks):
             if cancel is not None and cancel():
@@ -267,6 +270,12 @@ def _run_columns(spec, data, test, sqdist, tasks, n_jobs, progress, cancel):
         finally:
             gen.close()      # unfinished (a cancel, a failure): joblib kills the busy workers
     return [r for k in range(len(tasks)) for r in out[k]]
+
+
+def workers_for(n_jobs: int | None, n_tasks: int) -> int:
+    """Processes ``_run_columns`` uses for ``n_tasks`` σ columns: 1 (this one) for ``n_jobs=1``,
+    else ``clamp_jobs``'s worker count."""
+    return clamp_jobs(n_jobs, n_tasks) if n_jobs != 1 else 1
 
 
 def _indexed(k, *args):
@@ -312,6 +321,7 @@ def run_grid(spec: RunSpec, data: Dataset, test: Dataset | None = None, *,
         heavy = any(spec.family.criterion(c).heavy for c in spec.criteria)
         n_jobs = auto_jobs(data.n, sig_ax.count, heavy)
     tasks = [(float(ls), lam_ax.values()) for ls in sig_ax.values()]
+    workers = workers_for(n_jobs, len(tasks))
     if progress:
         progress(0, len(tasks))
     rows = _run_columns(spec, data, test, sqdist, tasks, n_jobs, progress, cancel)
@@ -319,7 +329,7 @@ def run_grid(spec: RunSpec, data: Dataset, test: Dataset | None = None, *,
     if spec.extend_grid:
         rows, spec = _extend(spec, data, test, weights, sqdist, rows, n_jobs, progress, cancel, notes)
     table = _tidy(rows, spec)
-    res = GridResult(table, spec, time.perf_counter() - t0, weights, notes)
+    res = GridResult(table, spec, time.perf_counter() - t0, weights, notes, workers)
     notes.extend(edge_warnings(res))
     if res.flagged_note():
         notes.append(res.flagged_note())

@@ -107,6 +107,31 @@ def test_an_estimate_says_when_this_machines_speed_could_not_be_measured(monkeyp
     assert E._source("cvxopt") == "measured rates of the cvxopt solver"
 
 
+def test_only_one_process_sweeps_enter_this_machines_rates(monkeypatch):
+    """The book holds one process's seconds per σ column (as bench/measure_rates.py measures them).
+    A sweep on worker processes is not recorded: its wall time includes starting the workers (at
+    n = 300 beside a busy loop, that made a 15-point grid that runs in 0.1 s look like 2 s, over the
+    auto-run bar) and is shared among them. A serial sweep is recorded, at its own seconds."""
+    from svmcore.datasets.simulations import make_simulation
+    from svmcore.grid import run_grid
+    from svmcore.spec import make_spec
+    from svmcore.timing import RateBook
+
+    book = RateBook()
+    monkeypatch.setattr(E, "rate_book", lambda: book)
+    data = make_simulation("wahba2d", 40, 0)
+    spec = make_spec("svm", log2_nlambda="-8:0:4", log2_sigma="-1:1:1", criteria=("gacv",))
+    serial, parallel = run_grid(spec, data, n_jobs=1), run_grid(spec, data, n_jobs=2)
+    assert (serial.workers, parallel.workers) == (1, 2)
+    E.record_rate(parallel, 40)
+    assert book.records == []
+    E.record_rate(serial, 40)
+    assert len(book.records) == 1
+    rec = book.records[0]
+    assert (rec["solver"], rec["n"], rec["per"]) == ("path", 40, "column")
+    assert rec["seconds_per_point"] == pytest.approx(serial.seconds / 3)
+
+
 def test_rejected_link_shows_one_message_and_the_defaults():
     at = new_app({"n": "20", "lam": "-100:0:0.01", "sig": "-50:50:0.01"})
     at.run()
