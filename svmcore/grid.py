@@ -282,16 +282,37 @@ def _indexed(k, *args):
     return k, _columns_task(*args)
 
 
-def auto_jobs(n: int, n_columns: int, heavy_refits: bool = False) -> int:
-    """Workers for the σ columns: all cores (one per column at most) when the columns are heavy
-    enough to repay starting worker processes, n ≥ 300, or from n ≥ 100 with a criterion whose
-    refits are heavy (``Criterion.heavy``: exact leave-one-out).
+#: a sweep estimated below this many seconds in one process stays there: starting the worker
+#: processes costs about a second the first time (AMD EPYC, 2 cores, wahba2d: n = 300 on a 5 × 3
+#: grid took 0.09 s in one process, 1.1 s on two new workers and 0.08 s on two running ones; the
+#: n = 500 paper grid 1.48 s, 2.03 s and 0.76 s; n = 1000 on a 15 × 7 grid 3.04 s, 2.86 s, 1.67 s)
+PARALLEL_FROM_SECONDS = 2.0
 
-    Measured on a 2-core machine (bench/path_vs_pointwise.py, paper grid): n = 200 takes ~0.8 s
-    in one process; n = 500 takes ~3 s in one process and ~2 s on two workers.
+
+def auto_jobs(n: int, n_columns: int, heavy_refits: bool = False,
+              estimate: float | None = None) -> int:
+    """Workers for the σ columns: all cores (one per column at most) when the columns are heavy
+    enough to repay starting worker processes, else 1 (this process).
+
+    ``estimate`` is the sweep's estimated seconds in one process (``svmcore.timing.sweep_estimate``);
+    when known, it decides: workers from ``PARALLEL_FROM_SECONDS`` on. Without it (a family or a
+    workload never measured) the size decides: n ≥ 300, or n ≥ 100 with a criterion whose refits
+    are heavy (``Criterion.heavy``: exact leave-one-out).
     """
-    heavy = n >= 300 or (heavy_refits and n >= 100)
+    if estimate is not None:
+        heavy = estimate >= PARALLEL_FROM_SECONDS
+    else:
+        heavy = n >= 300 or (heavy_refits and n >= 100)
     return clamp_jobs(0, n_columns) if heavy else 1
+
+
+def _one_process_estimate(spec: RunSpec, n: int) -> float | None:
+    """The sweep's estimated seconds in one process, from the measured rates; None when the rates
+    do not cover it (``svmcore.timing.sweep_estimate``)."""
+    from .timing import sweep_estimate
+
+    est = sweep_estimate(spec, n)
+    return None if est is None else est.total
 
 
 def run_grid(spec: RunSpec, data: Dataset, test: Dataset | None = None, *,
@@ -319,7 +340,7 @@ def run_grid(spec: RunSpec, data: Dataset, test: Dataset | None = None, *,
     lam_ax, sig_ax = spec.grid.log2_nlambda, spec.grid.log2_sigma
     if not n_jobs:
         heavy = any(spec.family.criterion(c).heavy for c in spec.criteria)
-        n_jobs = auto_jobs(data.n, sig_ax.count, heavy)
+        n_jobs = auto_jobs(data.n, sig_ax.count, heavy, _one_process_estimate(spec, data.n))
     tasks = [(float(ls), lam_ax.values()) for ls in sig_ax.values()]
     workers = workers_for(n_jobs, len(tasks))
     if progress:

@@ -139,6 +139,30 @@ def test_auto_jobs_parallel_only_when_it_pays(monkeypatch):
     assert auto_jobs(100, 13, False) == 1
     monkeypatch.setattr("os.cpu_count", lambda: None)
     assert auto_jobs(5000, 13) == 1
+    monkeypatch.setattr("os.cpu_count", lambda: 4)
+    # an estimate (seconds in one process) decides over the size: workers only from 2 s on
+    assert auto_jobs(500, 13, estimate=1.9) == 1
+    assert auto_jobs(100, 13, True, estimate=1.9) == 1
+    assert auto_jobs(200, 13, estimate=2.0) == 4
+    assert auto_jobs(200, 3, estimate=60.0) == 3
+
+
+def test_a_sweep_starts_workers_only_when_its_estimate_repays_them(monkeypatch):
+    """n = 300 on a 5 × 3 grid is estimated well under a second: it runs in this process (it took
+    0.09 s there, 1.1 s on two new workers). The same sweep estimated at 5 s gets one worker per
+    column, up to the cores."""
+    import os
+
+    from svmcore.grid import PARALLEL_FROM_SECONDS, run_grid
+    from svmcore.spec import make_spec
+    from svmcore.timing import Estimate, sweep_estimate
+
+    data = make_wahba2d(300, seed=0)
+    spec = make_spec("svm", log2_nlambda="-12:0:3", log2_sigma="-1:1:1", criteria=("gacv", "xa"))
+    assert sweep_estimate(spec, 300).total < PARALLEL_FROM_SECONDS
+    assert run_grid(spec, data).workers == 1
+    monkeypatch.setattr("svmcore.timing.sweep_estimate", lambda spec, n, book=None: Estimate(5.0))
+    assert run_grid(spec, data).workers == min(3, os.cpu_count() or 1)
 
 
 @pytest.mark.parametrize("solver", ["path", "cvxopt"])
