@@ -282,11 +282,13 @@ def _indexed(k, *args):
     return k, _columns_task(*args)
 
 
-#: a sweep estimated below this many seconds in one process stays there: starting the worker
-#: processes costs about a second the first time (AMD EPYC, 2 cores, wahba2d: n = 300 on a 5 × 3
-#: grid took 0.09 s in one process, 1.1 s on two new workers and 0.08 s on two running ones; the
-#: n = 500 paper grid 1.48 s, 2.03 s and 0.76 s; n = 1000 on a 15 × 7 grid 3.04 s, 2.86 s, 1.67 s)
-PARALLEL_FROM_SECONDS = 2.0
+#: a sweep estimated below this many seconds in one process stays there. Starting the worker
+#: processes costs about a second the first time; they then stay up for the next sweeps (loky's
+#: reusable executor). AMD EPYC, 2 cores, wahba2d, in one process / on two new workers / on two
+#: running ones: n = 300 on a 5 × 3 grid 0.09 / 1.1 / 0.08 s; the n = 500 paper grid 1.48 / 2.03 /
+#: 0.76 s; n = 1000 on a 15 × 7 grid 3.04 / 2.86 / 1.67 s. Below 1 s the start would more than
+#: double the wait; from 1 s the first sweep waits at most ~1 s longer and the later ones half as long.
+PARALLEL_FROM_SECONDS = 1.0
 
 
 def auto_jobs(n: int, n_columns: int, heavy_refits: bool = False,

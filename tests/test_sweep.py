@@ -140,17 +140,17 @@ def test_auto_jobs_parallel_only_when_it_pays(monkeypatch):
     monkeypatch.setattr("os.cpu_count", lambda: None)
     assert auto_jobs(5000, 13) == 1
     monkeypatch.setattr("os.cpu_count", lambda: 4)
-    # an estimate (seconds in one process) decides over the size: workers only from 2 s on
-    assert auto_jobs(500, 13, estimate=1.9) == 1
-    assert auto_jobs(100, 13, True, estimate=1.9) == 1
-    assert auto_jobs(200, 13, estimate=2.0) == 4
+    # an estimate (seconds in one process) decides over the size: workers only from 1 s on
+    assert auto_jobs(500, 13, estimate=0.9) == 1
+    assert auto_jobs(100, 13, True, estimate=0.9) == 1
+    assert auto_jobs(200, 13, estimate=1.0) == 4
     assert auto_jobs(200, 3, estimate=60.0) == 3
 
 
 def test_a_sweep_starts_workers_only_when_its_estimate_repays_them(monkeypatch):
-    """n = 300 on a 5 × 3 grid is estimated well under a second: it runs in this process (it took
-    0.09 s there, 1.1 s on two new workers). The same sweep estimated at 5 s gets one worker per
-    column, up to the cores."""
+    """n = 300 on a 5 × 3 grid is estimated at 0.2 s: it runs in this process (it took 0.09 s there,
+    1.1 s on two new workers). The same sweep estimated at 5 s gets one worker per column, up to the
+    cores."""
     import os
 
     from svmcore.grid import PARALLEL_FROM_SECONDS, run_grid

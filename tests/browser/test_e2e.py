@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[2]
 #: stays above the 2 s auto-run bar (and runs long enough to be cancelled) on a machine 8× faster (at
 #: n = 80 it was 1.9 s there, and ran by itself). At n = 300 the first sweep's worker start once entered
 #: the rates and kept the cheap change from running by itself (now: ``svmapp.estimate.record_rate``,
-#: and sweeps estimated under 2 s do not start workers, ``svmcore.grid.auto_jobs``)
+#: and sweeps estimated under 1 s do not start workers, ``svmcore.grid.auto_jobs``)
 SMALL = "/?dataset=wahba2d&n=250&lam=-12:0:4&sig=-1:1:1&criteria=gacv,xa,misclass&extend=0"
 
 #: records when each websocket message arrives and when the last chart first shows "clicked point"
