@@ -132,8 +132,11 @@ def test_live_sidebar_click_and_shared_link(server, browser):
     other = browser.new_page(viewport={"width": 1500, "height": 1100})
     other.set_default_timeout(90_000)
     other.goto(link)
-    other.wait_for_function("() => { const g = document.querySelectorAll('.js-plotly-plot');"
-                            " return g.length && g[g.length - 1].innerText.includes('clicked point (-6, 0)'); }")
+    # every chart drawn (the panels may still be streaming in when the decision panel has its curve)
+    other.wait_for_function("(n) => { const g = Array.from(document.querySelectorAll('.js-plotly-plot'))"
+                            ".filter(x => !x.closest('.st-key-plotly_preload'));"
+                            " return g.length >= n && g.every(x => x._fullLayout)"
+                            " && g[n - 1].innerText.includes('clicked point (-6, 0)'); }", arg=len(titles))
     assert other.evaluate(PANEL_TITLES_JS) == titles
     # the linked point is marked on the surfaces (the clicking page shows Plotly's own selection)
     assert other.evaluate("() => Array.from(document.querySelectorAll('.js-plotly-plot'))"
