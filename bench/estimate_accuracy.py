@@ -6,9 +6,12 @@ points the grid grew by.
 
 The build machine's rates are read scaled to this machine's speed, per solver, as in the app
 (``svmcore.timing.machine_speed``; the factors are printed first). ``--uncalibrated`` reads them as
-they are, to see what the scaling does.
+they are, to see what the scaling does. ``--app-workers`` runs each sweep as the app does
+(``n_jobs=None``: worker processes when the estimate in one process reaches
+``svmcore.grid.PARALLEL_FROM_SECONDS``) against the app's estimate, which counts those workers
+(``svmcore.timing.on_workers``); the column "workers" says how many processes ran it.
 
-    OMP_NUM_THREADS=1 PYTHONPATH=. python bench/estimate_accuracy.py [--uncalibrated]
+    OMP_NUM_THREADS=1 PYTHONPATH=. python bench/estimate_accuracy.py [--uncalibrated] [--app-workers]
 """
 from __future__ import annotations
 
@@ -40,6 +43,8 @@ def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--uncalibrated", action="store_true",
                     help="the build machine's rates as they are, not scaled to this machine")
+    ap.add_argument("--app-workers", action="store_true",
+                    help="run as the app does (worker processes from the 1 s bar), not in one process")
     args = ap.parse_args(argv)
     if args.uncalibrated:
         book = RateBook.baseline(calibrate=False)
@@ -49,21 +54,21 @@ def main(argv=None) -> None:
     print("this machine's seconds ÷ the build machine's on each reference problem: "
           + ", ".join(f"{k} {'-' if v is None else f'{v:.2f}'}" for k, v in speeds.items()))
     print(f"{'solver':7s} {'n':>5s} {'grid':>18s} {'extra':>11s} {'estimated':>9s} {'measured':>9s} "
-          f"{'ratio':>6s} {'grew by':>7s}")
+          f"{'ratio':>6s} {'grew by':>7s} {'workers':>7s}")
     ratios = []
     for solver, n, lam, sig, extra, other in CASES:
         s = S.settings_from({"n": n, "log2_nlambda": lam, "log2_sigma": sig, "solver": solver,
                              "extend_grid": False, "criteria": list(S.DEFAULTS["criteria"]) + extra,
                              **other})
-        est = estimates(s)["total"]
+        est = estimates(s)["total" if args.app_workers else "one_process"]
         loaded = S.load_data(s)
         t0 = time.perf_counter()
-        res = S.run(s, loaded, n_jobs=1)
+        res = S.run(s, loaded, n_jobs=None if args.app_workers else 1)
         sec = time.perf_counter() - t0
         what = ",".join(extra + [f"{k}={v}" for k, v in other.items()]) or "-"
         ratios.append(sec / est)
         print(f"{solver:7s} {n:5d} {lam + ' x ' + sig:>18s} {what[:11]:>11s} {est:9.2f} {sec:9.2f} "
-              f"{sec / est:6.2f} {len(res.table) - S.grid_for(s).size:7d}", flush=True)
+              f"{sec / est:6.2f} {len(res.table) - S.grid_for(s).size:7d} {res.workers:7d}", flush=True)
     print(f"measured ÷ estimated: {min(ratios):.2f} … {max(ratios):.2f}")
 
 

@@ -47,13 +47,15 @@ def training_rows(s: dict, upload_table=None) -> int:
 
 
 def estimates(s: dict, upload_table=None, upload_error: str | None = None) -> dict:
-    """Grid size, n, and estimated seconds (total; most, with one growth step; CV and LOO extras) of
-    the settings, from the measured rates (``svmcore.timing.sweep_estimate``); ``problem`` holds the
-    validator's message when the settings are not valid."""
-    from svmcore.timing import sweep_estimate
+    """Grid size, n, and estimated wall seconds (total; most, with one growth step; CV and LOO
+    extras) of the settings, from the measured rates (``svmcore.timing.sweep_estimate``), on the
+    ``workers`` processes the sweep will run on (``svmcore.timing.on_workers``); ``one_process`` is
+    the total in one process. ``problem`` holds the validator's message when the settings are not
+    valid."""
+    from svmcore.timing import on_workers, sweep_estimate
 
     out = {"points": 0, "n": 0, "total": None, "most": None, "cv": None, "loo": None, "source": "",
-           "problem": ""}
+           "problem": "", "workers": 1, "one_process": None}
     if s["source"] == "upload" and (upload_table is None or upload_error):
         out["problem"] = "upload a readable CSV file first"
         return out
@@ -79,11 +81,24 @@ def estimates(s: dict, upload_table=None, upload_error: str | None = None) -> di
     # CV's and LOO's extras are shown beside their checkboxes whether or not they are ticked
     every = sweep_estimate(replace(spec, criteria=tuple(dict.fromkeys(tuple(spec.criteria) + ("cv", "loo")))),
                            n, rate_book())
+    cols = S.grid_for(s).log2_sigma.count
     if every is not None:
-        out.update(cv=every.cv, loo=every.loo, source=_source(every.solver))
+        share = _share(on_workers(every.total, cols)[0], every.total)
+        out.update(cv=_times(every.cv, share), loo=_times(every.loo, share), source=_source(every.solver))
     if est is not None:
-        out.update(total=est.total, most=est.most, source=_source(est.solver))
+        total, workers = on_workers(est.total, cols)
+        out.update(total=total, most=_times(est.most, _share(total, est.total)), workers=workers,
+                   one_process=est.total, source=_source(est.solver))
     return out
+
+
+def _share(wall: float | None, one_process: float | None) -> float:
+    """Wall seconds per second in one process (1 when either is unknown or zero)."""
+    return wall / one_process if wall and one_process else 1.0
+
+
+def _times(seconds: float | None, share: float) -> float | None:
+    return None if seconds is None else seconds * share
 
 
 def _source(solver: str) -> str:

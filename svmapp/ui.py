@@ -344,8 +344,9 @@ def _run_controls() -> None:
     else:
         grows = (f", {_fmt_s(est['most'])} if the grid grows once" if est["most"] is not None
                  and est["total"] is not None and est["most"] > est["total"] else "")
+        on = f" on {est['workers']} worker processes" if est["workers"] > 1 else ""
         st.caption(f"Grid: {est['points']} points at n ≈ {est['n']}; estimated {_fmt_s(est['total'])}"
-                   f"{grows} ({est['source']}).")
+                   f"{on}{grows} ({est['source']}).")
 
 
 def _crit_label(c: str) -> str:

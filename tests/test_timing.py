@@ -180,3 +180,23 @@ def test_sessions_asking_together_share_one_measurement(monkeypatch):
         t.join()
     assert calls[0] == 1 and most[0] == 1
     assert out == [{"path": pytest.approx(3.0)}] * 3
+
+
+def test_a_sweep_on_workers_is_priced_by_the_columns_each_worker_runs(monkeypatch):
+    """Under the bar (grid.PARALLEL_FROM_SECONDS) a sweep stays in one process and keeps its
+    seconds; from the bar on it gets one worker per σ column up to the cores, and its wall time is
+    ceil(columns / workers) columns' worth: 13 columns on 4 cores are 4 rounds, on 2 cores 7."""
+    from svmcore.grid import PARALLEL_FROM_SECONDS
+    from svmcore.timing import on_workers
+
+    monkeypatch.setattr("os.cpu_count", lambda: 4)
+    assert on_workers(None, 13) == (None, 1)
+    below = 0.99 * PARALLEL_FROM_SECONDS
+    assert on_workers(below, 13) == (below, 1)
+    wall, workers = on_workers(13.0, 13)
+    assert workers == 4 and wall == pytest.approx(4.0)
+    wall, workers = on_workers(3.0, 3)                 # one worker per column at most
+    assert workers == 3 and wall == pytest.approx(1.0)
+    monkeypatch.setattr("os.cpu_count", lambda: 2)
+    wall, workers = on_workers(13.0, 13)
+    assert workers == 2 and wall == pytest.approx(7.0)

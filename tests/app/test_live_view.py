@@ -73,25 +73,62 @@ def test_a_cheap_sweep_runs_by_itself_and_an_expensive_one_waits():
     assert stale_texts(at)
 
 
-def test_estimates_come_from_measured_rates():
+def test_estimates_come_from_measured_rates(monkeypatch):
     """The estimate is the path's measured seconds per σ column (svmcore/data/rates.json) times the
     columns; when the grid may grow, one growth step toward small λ (every column again) is priced:
-    half of it in the estimate, all of it in the most."""
+    half of it in the estimate, all of it in the most. A sweep from the 1 s bar on runs on the
+    workers (here 2 cores: 4 rounds of the 7 columns), and its seconds are 4/7 of those."""
+    from svmcore.grid import PARALLEL_FROM_SECONDS
     from svmcore.timing import RateBook, workload
 
+    monkeypatch.setattr("os.cpu_count", lambda: 2)
     E.rate_book.clear()                                  # nothing recorded by earlier tests
     book = RateBook.baseline()
+
+    def share(one_process):
+        return 4 / 7 if one_process >= PARALLEL_FROM_SECONDS else 1.0
+
     for extend in (False, True):
         s = S.settings_from({"n": 200, "log2_nlambda": "-20:8:2", "log2_sigma": "-3:3:1",
                              "extend_grid": extend})
         per_col = book.seconds_per_column("path", workload(s["criteria"]), 200)
         est = E.estimates(s)
         assert est["points"] == 15 * 7 and est["n"] == 200
-        assert est["total"] == pytest.approx(per_col * 7 * (1.5 if extend else 1))
-        assert est["most"] == pytest.approx(per_col * 7 * (2 if extend else 1))
+        one = per_col * 7 * (1.5 if extend else 1)
+        assert est["one_process"] == pytest.approx(one)
+        assert est["total"] == pytest.approx(one * share(one))
+        assert est["most"] == pytest.approx(per_col * 7 * (2 if extend else 1) * share(one))
         loo = book.seconds_per_column("path", "loo", 200)
-        assert est["loo"] == pytest.approx((loo - per_col) * 7)
+        assert (loo - per_col) * 7 > PARALLEL_FROM_SECONDS      # with LOO ticked: on the workers
+        assert est["loo"] == pytest.approx((loo - per_col) * 7 * 4 / 7)
         assert "scaled ×" in est["source"] and "this machine's speed" in est["source"]
+
+
+def test_the_estimate_counts_the_workers_a_long_sweep_runs_on(monkeypatch):
+    """The paper grid at n = 1000 is well over the 1 s bar in one process: the app runs its 13 σ
+    columns on one worker per core, so on 4 cores its estimate is ceil(13 / 4) = 4 columns' worth of
+    the one-process estimate (per σ column, from the book) and the sidebar says so. The default
+    view, under the bar, keeps its one-process seconds."""
+    from svmcore.timing import RateBook, workload
+
+    monkeypatch.setattr("os.cpu_count", lambda: 4)
+    E.rate_book.clear()
+    book = RateBook.baseline()
+    s = S.settings_from({"n": 1000, "log2_nlambda": "-25:0:1", "log2_sigma": "-3:3:0.5",
+                         "extend_grid": False})
+    one = book.seconds_per_column("path", workload(s["criteria"]), 1000) * 13
+    est = E.estimates(s)
+    assert est["one_process"] == pytest.approx(one) and one > 1.0
+    assert est["workers"] == 4
+    assert est["total"] == pytest.approx(one * 4 / 13)
+    small = E.estimates(S.settings_from({"n": 200, "log2_nlambda": "-20:8:2", "log2_sigma": "-3:3:1",
+                                         "extend_grid": False}))
+    assert small["workers"] == 1 and small["total"] == pytest.approx(small["one_process"])
+    at = new_app({"n": "1000", "lam": "-25:0:1", "sig": "-3:3:0.5", "extend": "0"})
+    monkeypatch.setattr(ui, "run_if_requested", lambda force_default=False: None)   # no sweep
+    at.run()
+    ok(at)
+    assert any("on 4 worker processes" in c.value for c in at.sidebar.caption)
 
 
 def test_an_estimate_says_when_this_machines_speed_could_not_be_measured(monkeypatch):

@@ -12,12 +12,14 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-#: n = 250: exact LOO on this grid is estimated at about 17 s on the 2-core AMD EPYC of the rates, so it
-#: stays above the 2 s auto-run bar (and runs long enough to be cancelled) on a machine 8× faster (at
-#: n = 80 it was 1.9 s there, and ran by itself). At n = 300 the first sweep's worker start once entered
-#: the rates and kept the cheap change from running by itself (now: ``svmapp.estimate.record_rate``,
-#: and sweeps estimated under 1 s do not start workers, ``svmcore.grid.auto_jobs``)
-SMALL = "/?dataset=wahba2d&n=250&lam=-12:0:4&sig=-1:1:1&criteria=gacv,xa,misclass&extend=0"
+#: n = 300: exact LOO on this grid is estimated at about 18 s on the 2-core AMD EPYC of the rates (27 s in
+#: one process, its 3 columns on 2 workers), so it stays above the 2 s auto-run bar (and runs long
+#: enough to be cancelled) on a machine 9× faster (at n = 80 it was 1.9 s there, and ran by itself).
+#: At n = 300 the first sweep once started worker processes whatever its size, and their start
+#: entered the rates and kept the cheap change below from running by itself (now: sweeps estimated
+#: under 1 s stay in one process, ``svmcore.grid.auto_jobs``, and only those enter the rates,
+#: ``svmapp.estimate.record_rate``)
+SMALL = "/?dataset=wahba2d&n=300&lam=-12:0:4&sig=-1:1:1&criteria=gacv,xa,misclass&extend=0"
 
 #: records when each websocket message arrives and when the last chart first shows "clicked point"
 TIMING_JS = """(() => {
@@ -90,7 +92,7 @@ def test_live_sidebar_click_and_shared_link(server, browser):
     page.get_by_text("grid log2(nλ) -12:0:3 × log2 σ -1:1:1").first.wait_for()
     assert page.get_by_text("Stale:").count() == 0
 
-    # an expensive change (exact LOO: about 17 s estimated here) waits for Run and marks the view stale at once
+    # an expensive change (exact LOO: about 18 s estimated here) waits for Run and marks the view stale at once
     page.get_by_text("exact LOO").first.click()
     page.get_by_text("Stale:").first.wait_for()
     assert "criteria:" in page.get_by_text("Stale:").first.inner_text()
