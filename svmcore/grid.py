@@ -308,15 +308,6 @@ def auto_jobs(n: int, n_columns: int, heavy_refits: bool = False,
     return clamp_jobs(0, n_columns) if heavy else 1
 
 
-def _one_process_estimate(spec: RunSpec, n: int) -> float | None:
-    """The sweep's estimated seconds in one process, from the measured rates; None when the rates
-    do not cover it (``svmcore.timing.sweep_estimate``)."""
-    from .timing import sweep_estimate
-
-    est = sweep_estimate(spec, n)
-    return None if est is None else est.total
-
-
 def run_grid(spec: RunSpec, data: Dataset, test: Dataset | None = None, *,
              progress: Callable[[int, int], None] | None = None,
              cancel: Callable[[], bool] | None = None, n_jobs: int | None = 0) -> GridResult:
@@ -341,8 +332,10 @@ def run_grid(spec: RunSpec, data: Dataset, test: Dataset | None = None, *,
     sqdist = KERNELS[spec.kernel].distances(data.X)
     lam_ax, sig_ax = spec.grid.log2_nlambda, spec.grid.log2_sigma
     if not n_jobs:
+        from .timing import estimate_seconds      # one process, from the measured rates
+
         heavy = any(spec.family.criterion(c).heavy for c in spec.criteria)
-        n_jobs = auto_jobs(data.n, sig_ax.count, heavy, _one_process_estimate(spec, data.n))
+        n_jobs = auto_jobs(data.n, sig_ax.count, heavy, estimate_seconds(spec, data.n))
     tasks = [(float(ls), lam_ax.values()) for ls in sig_ax.values()]
     workers = workers_for(n_jobs, len(tasks))
     if progress:
