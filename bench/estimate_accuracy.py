@@ -9,7 +9,9 @@ The build machine's rates are read scaled to this machine's speed, per solver, a
 they are, to see what the scaling does. ``--app-workers`` runs each sweep as the app does
 (``n_jobs=None``: worker processes when the estimate in one process reaches
 ``svmcore.grid.PARALLEL_FROM_SECONDS``) against the app's estimate, which counts those workers
-(``svmcore.timing.on_workers``); the column "workers" says how many processes ran it.
+(``svmcore.timing.on_workers``) and, while no earlier sweep's workers are up, starting them
+(``svmcore.timing.worker_start``, the column "start"); the column "workers" says how many processes
+ran it.
 
     OMP_NUM_THREADS=1 PYTHONPATH=. python bench/estimate_accuracy.py [--uncalibrated] [--app-workers]
 """
@@ -54,13 +56,15 @@ def main(argv=None) -> None:
     print("this machine's seconds ÷ the build machine's on each reference problem: "
           + ", ".join(f"{k} {'-' if v is None else f'{v:.2f}'}" for k, v in speeds.items()))
     print(f"{'solver':7s} {'n':>5s} {'grid':>18s} {'extra':>11s} {'estimated':>9s} {'measured':>9s} "
-          f"{'ratio':>6s} {'grew by':>7s} {'workers':>7s}")
+          f"{'ratio':>6s} {'grew by':>7s} {'workers':>7s} {'start':>5s}")
     ratios = []
     for solver, n, lam, sig, extra, other in CASES:
         s = S.settings_from({"n": n, "log2_nlambda": lam, "log2_sigma": sig, "solver": solver,
                              "extend_grid": False, "criteria": list(S.DEFAULTS["criteria"]) + extra,
                              **other})
-        est = estimates(s)["total" if args.app_workers else "one_process"]
+        app = estimates(s)
+        est = app["total" if args.app_workers else "one_process"]
+        start = app["start"] if args.app_workers else 0.0
         loaded = S.load_data(s)
         t0 = time.perf_counter()
         res = S.run(s, loaded, n_jobs=None if args.app_workers else 1)
@@ -68,7 +72,8 @@ def main(argv=None) -> None:
         what = ",".join(extra + [f"{k}={v}" for k, v in other.items()]) or "-"
         ratios.append(sec / est)
         print(f"{solver:7s} {n:5d} {lam + ' x ' + sig:>18s} {what[:11]:>11s} {est:9.2f} {sec:9.2f} "
-              f"{sec / est:6.2f} {len(res.table) - S.grid_for(s).size:7d} {res.workers:7d}", flush=True)
+              f"{sec / est:6.2f} {len(res.table) - S.grid_for(s).size:7d} {res.workers:7d} {start:5.1f}",
+              flush=True)
     print(f"measured ÷ estimated: {min(ratios):.2f} … {max(ratios):.2f}")
 
 

@@ -49,13 +49,14 @@ def training_rows(s: dict, upload_table=None) -> int:
 def estimates(s: dict, upload_table=None, upload_error: str | None = None) -> dict:
     """Grid size, n, and estimated wall seconds (total; most, with one growth step; CV and LOO
     extras) of the settings, from the measured rates (``svmcore.timing.sweep_estimate``), on the
-    ``workers`` processes the sweep will run on (``svmcore.timing.on_workers``); ``one_process`` is
-    the total in one process. ``problem`` holds the validator's message when the settings are not
-    valid."""
-    from svmcore.timing import on_workers, sweep_estimate
+    ``workers`` processes the sweep will run on (``svmcore.timing.on_workers``), with ``start``
+    seconds of it starting them (``svmcore.timing.worker_start``: 0 while they are up);
+    ``one_process`` is the total in one process. ``problem`` holds the validator's message when the
+    settings are not valid."""
+    from svmcore.timing import on_workers, sweep_estimate, worker_start
 
     out = {"points": 0, "n": 0, "total": None, "most": None, "cv": None, "loo": None, "source": "",
-           "problem": "", "workers": 1, "one_process": None}
+           "problem": "", "workers": 1, "start": 0.0, "one_process": None}
     if s["source"] == "upload" and (upload_table is None or upload_error):
         out["problem"] = "upload a readable CSV file first"
         return out
@@ -86,9 +87,11 @@ def estimates(s: dict, upload_table=None, upload_error: str | None = None) -> di
         share = _share(on_workers(every.total, cols)[0], every.total)
         out.update(cv=_times(every.cv, share), loo=_times(every.loo, share), source=_source(every.solver))
     if est is not None:
-        total, workers = on_workers(est.total, cols)
-        out.update(total=total, most=_times(est.most, _share(total, est.total)), workers=workers,
-                   one_process=est.total, source=_source(est.solver))
+        wall, workers = on_workers(est.total, cols)
+        start = worker_start(workers)
+        most = _times(est.most, _share(wall, est.total))
+        out.update(total=wall + start, most=None if most is None else most + start, workers=workers,
+                   start=start, one_process=est.total, source=_source(est.solver))
     return out
 
 

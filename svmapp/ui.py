@@ -345,6 +345,8 @@ def _run_controls() -> None:
         grows = (f", {_fmt_s(est['most'])} if the grid grows once" if est["most"] is not None
                  and est["total"] is not None and est["most"] > est["total"] else "")
         on = f" on {est['workers']} worker processes" if est["workers"] > 1 else ""
+        if est["start"]:
+            on += f" ({_fmt_s(est['start'])} of it starting them)"
         st.caption(f"Grid: {est['points']} points at n ≈ {est['n']}; estimated {_fmt_s(est['total'])}"
                    f"{on}{grows} ({est['source']}).")
 

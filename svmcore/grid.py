@@ -237,6 +237,20 @@ def _columns_task(spec, data, test, dist, log2_sigma, log2_nl):
     return column_rows([spec], data, test, dist, log2_sigma, log2_nl)[0]
 
 
+#: joblib's loky workers exit after this many idle seconds (its default ``idle_worker_timeout``)
+WORKER_IDLE_SECONDS = 300.0
+#: "at": ``time.monotonic()`` when this process's last parallel sweep ended (inf while one runs)
+_workers_seen: dict[str, float] = {}
+
+
+def workers_running() -> bool:
+    """Whether the worker processes of an earlier parallel sweep in this process should still be
+    up: it ended less than ``WORKER_IDLE_SECONDS`` ago, or is running. A cancelled or failed one
+    stops its workers (``_run_columns``), so the next sweep starts them again."""
+    at = _workers_seen.get("at")
+    return at is not None and time.monotonic() - at < WORKER_IDLE_SECONDS
+
+
 def _run_columns(spec, data, test, sqdist, tasks, n_jobs, progress, cancel):
     """Rows of each (log2_sigma, log2_nlambda values) task, in task order; progress(done, total)
     after each task."""
@@ -260,6 +274,7 @@ def _run_columns(spec, data, test, sqdist, tasks, n_jobs, progress, cancel):
             par = Parallel(n_jobs=jobs, return_as="generator_unordered")
         gen = par(delayed(_indexed)(k, spec, data, test, sqdist, ls, l2)
                   for k, (ls, l2) in enumerate(tasks))
+        _workers_seen["at"], finished = math.inf, False
         try:
             for i, (k, rows) in enumerate(gen):
                 out[k] = rows
@@ -267,8 +282,13 @@ def _run_columns(spec, data, test, sqdist, tasks, n_jobs, progress, cancel):
                     progress(i + 1, total)
                 if cancel is not None and cancel():
                     raise Cancelled()
+            finished = True
         finally:
             gen.close()      # unfinished (a cancel, a failure): joblib kills the busy workers
+            if finished:
+                _workers_seen["at"] = time.monotonic()
+            else:
+                _workers_seen.pop("at", None)
     return [r for k in range(len(tasks)) for r in out[k]]
 
 

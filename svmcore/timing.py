@@ -347,9 +347,9 @@ def on_workers(seconds: float | None, n_columns: int) -> tuple[float | None, int
     by default, and the processes it runs on.
 
     ``grid.auto_jobs`` starts workers from ``grid.PARALLEL_FROM_SECONDS`` on, one per σ column up to
-    the cores; each then runs ceil(columns / workers) columns. Starting them (about a second, the
-    first time) is not counted: they stay up between sweeps. (AMD EPYC, 2 cores, running workers:
-    the n = 1000 paper grid took 2.33 s against 5.41 s estimated in one process; this gives 2.91 s.)
+    the cores; each then runs ceil(columns / workers) columns. Starting them is not counted here
+    (``worker_start``: they stay up between sweeps). (AMD EPYC, 2 cores, running workers: the
+    n = 1000 paper grid took 2.33 s against 5.41 s estimated in one process; this gives 2.91 s.)
     """
     from .grid import auto_jobs
 
@@ -357,6 +357,21 @@ def on_workers(seconds: float | None, n_columns: int) -> tuple[float | None, int
         return None, 1
     workers = auto_jobs(0, n_columns, estimate=seconds)
     return seconds * math.ceil(n_columns / workers) / n_columns, workers
+
+
+#: seconds to start the worker processes (loky spawns them; each imports numpy, scipy and svmcore).
+#: AMD EPYC, 2 cores: a 4 × 3 grid at n = 300 took 0.91–1.13 s on new workers, 0.05–0.06 s on
+#: running ones and 0.08–0.13 s in one process (three trials)
+WORKER_START_SECONDS = 1.0
+
+
+def worker_start(workers: int) -> float:
+    """Seconds a sweep on ``workers`` processes spends starting them: ``WORKER_START_SECONDS``
+    unless it runs in this process or an earlier sweep's workers are still up
+    (``grid.workers_running``), else 0."""
+    from .grid import workers_running
+
+    return WORKER_START_SECONDS if workers > 1 and not workers_running() else 0.0
 
 
 def estimate_seconds(spec, n: int) -> float | None:

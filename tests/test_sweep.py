@@ -170,6 +170,41 @@ def test_a_sweep_starts_workers_only_when_its_estimate_repays_them(monkeypatch):
     assert asked == [300, 300]
 
 
+@pytest.mark.filterwarnings("ignore:.*tasks have been successfully executed:UserWarning")
+def test_workers_count_as_up_after_a_parallel_sweep_until_they_idle_out(monkeypatch):
+    """The estimate prices starting the workers unless an earlier sweep's are still up
+    (``grid.workers_running``): true during and after a finished parallel sweep, false once they
+    have been idle past loky's timeout, after a cancelled sweep (joblib stops its busy workers),
+    and never for a sweep in this process."""
+    import os
+    import time
+
+    import svmcore.grid as G
+    from svmcore.cancel import Cancelled
+    from svmcore.spec import make_spec
+
+    if (os.cpu_count() or 1) < 2:
+        pytest.skip("one core: every sweep runs in this process")
+    data = make_wahba2d(40, seed=0)
+    spec = make_spec("svm", log2_nlambda="-8:0:4", log2_sigma="-1:1:1", criteria=("gacv",))
+    monkeypatch.setattr(G, "_workers_seen", {})
+    assert run_in_process(G, spec, data) == 1 and not G.workers_running()
+    seen = []
+    assert G.run_grid(spec, data, n_jobs=2, progress=lambda d, t: seen.append(G.workers_running())).workers == 2
+    assert seen[1:] == [True] * 3 and G.workers_running()          # during (after the first column) and after
+    later = time.monotonic() + G.WORKER_IDLE_SECONDS + 1
+    with monkeypatch.context() as m:
+        m.setattr(G.time, "monotonic", lambda: later)
+        assert not G.workers_running()
+    with pytest.raises(Cancelled):
+        G.run_grid(spec, data, n_jobs=2, cancel=lambda: True)
+    assert not G.workers_running()
+
+
+def run_in_process(G, spec, data) -> int:
+    return G.run_grid(spec, data, n_jobs=1).workers
+
+
 @pytest.mark.parametrize("solver", ["path", "cvxopt"])
 def test_cancel_is_polled_inside_a_column(monkeypatch, solver):
     """A long σ column stops at the cancel, not at its end: the path polls it every CHECK_EVERY

@@ -182,6 +182,18 @@ def test_sessions_asking_together_share_one_measurement(monkeypatch):
     assert out == [{"path": pytest.approx(3.0)}] * 3
 
 
+def test_starting_the_workers_is_priced_only_when_they_are_not_up(monkeypatch):
+    """``worker_start``: WORKER_START_SECONDS for a sweep on workers when no earlier sweep's are
+    still up (grid.workers_running), else 0; never for a sweep in this process."""
+    from svmcore.timing import WORKER_START_SECONDS, worker_start
+
+    for running in (False, True):
+        monkeypatch.setattr("svmcore.grid.workers_running", lambda r=running: r)
+        assert worker_start(1) == 0.0
+        assert worker_start(2) == (0.0 if running else WORKER_START_SECONDS)
+    assert 0.5 <= WORKER_START_SECONDS <= 3.0       # measured ~1 s on 2 cores (its comment)
+
+
 def test_a_sweep_on_workers_is_priced_by_the_columns_each_worker_runs(monkeypatch):
     """Under the bar (grid.PARALLEL_FROM_SECONDS) a sweep stays in one process and keeps its
     seconds; from the bar on it gets one worker per σ column up to the cores, and its wall time is

@@ -77,11 +77,12 @@ def test_estimates_come_from_measured_rates(monkeypatch):
     """The estimate is the path's measured seconds per σ column (svmcore/data/rates.json) times the
     columns; when the grid may grow, one growth step toward small λ (every column again) is priced:
     half of it in the estimate, all of it in the most. A sweep from the 1 s bar on runs on the
-    workers (here 2 cores: 4 rounds of the 7 columns), and its seconds are 4/7 of those."""
+    workers (here 2 cores, already up: 4 rounds of the 7 columns), and its seconds are 4/7 of those."""
     from svmcore.grid import PARALLEL_FROM_SECONDS
     from svmcore.timing import RateBook, workload
 
     monkeypatch.setattr("os.cpu_count", lambda: 2)
+    monkeypatch.setattr("svmcore.grid.workers_running", lambda: True)
     E.rate_book.clear()                                  # nothing recorded by earlier tests
     book = RateBook.baseline()
 
@@ -107,11 +108,13 @@ def test_estimates_come_from_measured_rates(monkeypatch):
 def test_the_estimate_counts_the_workers_a_long_sweep_runs_on(monkeypatch):
     """The paper grid at n = 1000 is well over the 1 s bar in one process: the app runs its 13 σ
     columns on one worker per core, so on 4 cores its estimate is ceil(13 / 4) = 4 columns' worth of
-    the one-process estimate (per σ column, from the book) and the sidebar says so. The default
-    view, under the bar, keeps its one-process seconds."""
-    from svmcore.timing import RateBook, workload
+    the one-process estimate (per σ column, from the book) and the sidebar says so; when no
+    earlier sweep's workers are up, starting them (``WORKER_START_SECONDS``) is added and said. The
+    default view, under the bar, keeps its one-process seconds."""
+    from svmcore.timing import WORKER_START_SECONDS, RateBook, workload
 
     monkeypatch.setattr("os.cpu_count", lambda: 4)
+    monkeypatch.setattr("svmcore.grid.workers_running", lambda: True)
     E.rate_book.clear()
     book = RateBook.baseline()
     s = S.settings_from({"n": 1000, "log2_nlambda": "-25:0:1", "log2_sigma": "-3:3:0.5",
@@ -119,8 +122,12 @@ def test_the_estimate_counts_the_workers_a_long_sweep_runs_on(monkeypatch):
     one = book.seconds_per_column("path", workload(s["criteria"]), 1000) * 13
     est = E.estimates(s)
     assert est["one_process"] == pytest.approx(one) and one > 1.0
-    assert est["workers"] == 4
+    assert est["workers"] == 4 and est["start"] == 0
     assert est["total"] == pytest.approx(one * 4 / 13)
+    monkeypatch.setattr("svmcore.grid.workers_running", lambda: False)
+    cold = E.estimates(s)
+    assert cold["start"] == WORKER_START_SECONDS > 0
+    assert cold["total"] == pytest.approx(one * 4 / 13 + WORKER_START_SECONDS)
     small = E.estimates(S.settings_from({"n": 200, "log2_nlambda": "-20:8:2", "log2_sigma": "-3:3:1",
                                          "extend_grid": False}))
     assert small["workers"] == 1 and small["total"] == pytest.approx(small["one_process"])
@@ -128,7 +135,7 @@ def test_the_estimate_counts_the_workers_a_long_sweep_runs_on(monkeypatch):
     monkeypatch.setattr(ui, "run_if_requested", lambda force_default=False: None)   # no sweep
     at.run()
     ok(at)
-    assert any("on 4 worker processes" in c.value for c in at.sidebar.caption)
+    assert any("on 4 worker processes (≈ 1.0 s of it starting them)" in c.value for c in at.sidebar.caption)
 
 
 def test_an_estimate_says_when_this_machines_speed_could_not_be_measured(monkeypatch):
