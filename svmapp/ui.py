@@ -573,12 +573,16 @@ def _sweep(s: dict, loaded):
     """Run the sweep in a worker thread while this script thread redraws the progress bar five times
     a second: fits done (as the σ columns report), elapsed time and time left, filled in between
     reports from the estimate. Cancel (or any rerun) stops the script at the next redraw; the worker
-    then stops at its next σ column and the earlier result stays."""
+    then stops at its next σ column and the earlier result stays. The sweep runs on the processes its
+    estimate counted (this server's rates decide, not the build machine's, which ``run_grid`` would
+    read: near the 1 s bar the two could choose differently)."""
     import queue
     import threading
     from concurrent.futures import ThreadPoolExecutor
 
-    est = _estimates(s)["total"]
+    priced = _estimates(s)
+    est = priced["total"]
+    jobs = priced["workers"] if est is not None else None     # None: run_grid decides
     pts = S.grid_for(s).size
     holder = st.empty()
     box = holder.container(border=True)
@@ -601,7 +605,7 @@ def _sweep(s: dict, loaded):
     stop = threading.Event()
     pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="svmapp-sweep")
     t0 = time.perf_counter()
-    job = pool.submit(S.run, s, loaded, lambda done, total: reports.put((done, total)), None, stop.is_set)
+    job = pool.submit(S.run, s, loaded, lambda done, total: reports.put((done, total)), jobs, stop.is_set)
     done, total = 0, 1
     try:
         while True:

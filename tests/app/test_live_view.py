@@ -138,6 +138,27 @@ def test_the_estimate_counts_the_workers_a_long_sweep_runs_on(monkeypatch):
     assert any("on 4 worker processes (≈ 1.0 s of it starting them)" in c.value for c in at.sidebar.caption)
 
 
+def test_a_sweep_runs_on_the_processes_its_estimate_counted(monkeypatch):
+    """The sidebar prices a sweep on the processes this server's rates choose, and the sweep runs on
+    those (run_grid alone would choose from the build machine's rates); without an estimate,
+    run_grid decides (n_jobs None)."""
+    real_run, real_estimates = S.run, E.estimates
+    asked = []
+
+    def run(s, loaded, progress=None, n_jobs=None, cancel=None):
+        asked.append(n_jobs)
+        return real_run(s, loaded, progress, 1, cancel)          # one process here, whatever was asked
+
+    monkeypatch.setattr(S, "run", run)
+    for seed, (workers, total) in enumerate(((2, 1.5), (1, 0.3), (1, None)), start=11):
+        monkeypatch.setattr(E, "estimates", lambda *a, w=workers, t=total, **k:
+                            {**real_estimates(*a, **k), "workers": w, "total": t})
+        at = new_app({**TINY, "seed": str(seed)})                # a sweep no earlier test ran
+        at.run()
+        ok(at)
+    assert asked == [2, 1, None]
+
+
 def test_an_estimate_says_when_this_machines_speed_could_not_be_measured(monkeypatch):
     """Where a solver's reference problem could not be timed, its rates are the build machine's,
     and the estimate's source says so instead of passing them off as this machine's."""
