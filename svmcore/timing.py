@@ -360,15 +360,15 @@ def on_workers(seconds: float | None, n_columns: int) -> tuple[float | None, int
 
 
 #: seconds to start the worker processes (loky spawns them; each imports numpy, scipy and svmcore).
-#: AMD EPYC, 2 cores: a 4 × 3 grid at n = 300 took 0.91–1.13 s on new workers, 0.05–0.06 s on
+#: AMD EPYC, 2 cores: a 5 × 3 grid at n = 300 took 0.91–1.13 s on new workers, 0.05–0.06 s on
 #: running ones and 0.08–0.13 s in one process (three trials)
 WORKER_START_SECONDS = 1.0
 
 
 def worker_start(workers: int) -> float:
-    """Seconds a sweep on ``workers`` processes spends starting them: ``WORKER_START_SECONDS``
-    unless it runs in this process or an earlier sweep's workers are still up
-    (``grid.workers_running``), else 0."""
+    """Seconds a sweep on ``workers`` processes spends starting them: ``WORKER_START_SECONDS`` when
+    it runs on workers (``workers`` > 1) and no earlier sweep's are still up
+    (``grid.workers_running``); else 0."""
     from .grid import workers_running
 
     return WORKER_START_SECONDS if workers > 1 and not workers_running() else 0.0
