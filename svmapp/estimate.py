@@ -82,7 +82,7 @@ def estimates(s: dict, upload_table=None, upload_error: str | None = None) -> di
     # CV's and LOO's extras are shown beside their checkboxes whether or not they are ticked
     every = sweep_estimate(replace(spec, criteria=tuple(dict.fromkeys(tuple(spec.criteria) + ("cv", "loo")))),
                            n, rate_book())
-    cols = S.grid_for(s).log2_sigma.count
+    cols = spec.grid.log2_sigma.count
     if every is not None:
         share = _share(on_workers(every.total, cols)[0], every.total)
         out.update(cv=_times(every.cv, share), loo=_times(every.loo, share), source=_source(every.solver))
