@@ -75,7 +75,8 @@ def _dense_H(K, sol):
 @pytest.mark.parametrize("solver", ["cholesky", "woodbury"])
 @pytest.mark.parametrize("name,n,sigma,log2_nl", [("wahba2d", 40, 1.0, -4.0),
                                                    ("lin1d", 30, 0.2, -8.0),
-                                                   ("wahba2d", 35, 0.5, 1.0)])
+                                                   ("wahba2d", 35, 0.5, 1.0),
+                                                   ("lin1d", 30, 1.0, -4.0)])   # rotated basis
 def test_newton_matches_scipy(name, n, sigma, log2_nl, solver):
     d, K, y01 = _problem(name, n, 1, sigma)
     lam = 2.0 ** log2_nl / n
@@ -118,6 +119,65 @@ def test_woodbury_and_cholesky_solves_match_a_dense_solve(log2_nl):
     wide = KernelBasis.from_gram(gaussian_gram(d.X, sigma=4.0))          # r ≪ n at a large σ
     assert wide.rank < n / 2
     assert isinstance(newton_factor(wide, w, np.r_[0.0, pen[1:wide.rank + 1]]), CholeskyFactor)
+
+
+def _eigen_basis(K, monkeypatch):
+    """The basis by eigendecomposing K itself (the pivoted-Cholesky rotation switched off)."""
+    from svmcore.families.soft import newton
+    monkeypatch.setattr(newton, "ROTATE_UP_TO", -1.0)
+    try:
+        return KernelBasis.from_gram(K)
+    finally:
+        monkeypatch.undo()
+
+
+@pytest.mark.parametrize("sigma", [4.0, 8.0, 32.0])
+def test_rotated_pivoted_cholesky_basis_matches_the_eigendecomposition(sigma, monkeypatch):
+    """A low-rank Gram matrix (large σ) gets its basis from a pivoted Cholesky factor rotated by
+    the eigenvectors of the small Φ_c'Φ_c, never an n × n eigendecomposition (checked by a spy).
+    Against eigh(K) itself: the kept eigenvalues, ΦΦ' to the drop rule's bound n ε λ_max, and
+    along λ the fits, the kernel coefficients (Kc = f − b, predictions at new points), exact
+    GACV and ranGACV."""
+    from svmcore.families.soft import newton
+
+    n = 200
+    d, K, y01 = _problem("wahba2d", n, 4, sigma)
+    ref = _eigen_basis(K, monkeypatch)
+    shapes = []
+    real_eigh = newton.eigh
+    monkeypatch.setattr(newton, "eigh", lambda a, **kw: shapes.append(a.shape) or real_eigh(a, **kw))
+    rot = KernelBasis.from_gram(K)
+    assert shapes and all(s[0] <= n / 2 for s in shapes)        # only the small r' × r' matrix
+    top = ref.evals[-1]
+    assert abs(rot.rank - ref.rank) <= 2          # the rule cuts at n ε λ_max in both
+    m = min(rot.rank, ref.rank)
+    np.testing.assert_allclose(rot.evals[-m:], ref.evals[-m:], rtol=0, atol=n * 1e-15 * top)
+    Phi = rot.X[:, 1:]
+    assert np.abs(Phi @ Phi.T - K).max() <= 2 * n * np.finfo(float).eps * top
+    test = make_simulation("wahba2d", 300, 11)
+    K_new = gaussian_gram(test.X, d.X, sigma=sigma)
+    deltas = draw_deltas(n, 5, 0)
+    for log2_nl in (-12.0, -6.0, 0.0, 4.0):
+        lam = 2.0 ** log2_nl / n
+        a, b = newton_logistic(ref, y01, lam), newton_logistic(rot, y01, lam)
+        scale = 1.0 + np.abs(a.f).max()
+        np.testing.assert_allclose(b.f, a.f, rtol=0, atol=1e-9 * scale)
+        np.testing.assert_allclose(b.b + K @ b.c, b.f, rtol=0, atol=1e-9 * scale)
+        np.testing.assert_allclose(b.b + K_new @ b.c, a.b + K_new @ a.c, rtol=0, atol=1e-7 * scale)
+        assert gacv(b, y01) == pytest.approx(gacv(a, y01), rel=1e-9)
+        assert rangacv(b, y01, deltas) == pytest.approx(rangacv(a, y01, deltas), rel=1e-9)
+
+
+def test_a_full_rank_gram_matrix_is_eigendecomposed_whole(monkeypatch):
+    """Above ``ROTATE_UP_TO`` · n the pivoted factor is set aside and K itself is eigendecomposed."""
+    from svmcore.families.soft import newton
+
+    d, K, y01 = _problem("wahba2d", 80, 2, 0.25)
+    shapes = []
+    real_eigh = newton.eigh
+    monkeypatch.setattr(newton, "eigh", lambda a, **kw: shapes.append(a.shape) or real_eigh(a, **kw))
+    basis = KernelBasis.from_gram(K)
+    assert shapes == [(80, 80)] and basis.rank > 40
 
 
 def test_weights_within_e_nu_bound_the_newton_matrix_both_ways():
