@@ -140,12 +140,16 @@ class KernelBasis:
     Attributes
     ----------
     evals : (r,) kept eigenvalues (> n ε λ_max).   X : (n, r + 1) design [1, Φ].
-    XtX : (r + 1, r + 1) X'X, used by tr H and the kernel coefficients.
+    XtX : (r + 1, r + 1) X'X, used by tr H and the kernel coefficients; its Φ'Φ block is diag(Λ)
+        when Φ comes from eigh(K) itself (``rotated`` False: orthonormal U to rounding), else the
+        product as computed.
+    rotated : Φ is a pivoted Cholesky factor rotated into the eigenbasis.
     """
 
     evals: np.ndarray
     X: np.ndarray
     XtX: np.ndarray
+    rotated: bool = False
 
     @classmethod
     def from_gram(cls, K: np.ndarray) -> "KernelBasis":
@@ -158,18 +162,27 @@ class KernelBasis:
         K = np.asarray(K, float)
         n = K.shape[0]
         evals, Phi = _rotated_pivoted_cholesky(K)
-        if Phi is None:
+        rotated = Phi is not None
+        if not rotated:
             evals, U = eigh(K, check_finite=False)
             keep = _kept(evals, n)
             evals, Phi = evals[keep], U[:, keep] * np.sqrt(evals[keep])
         X = np.empty((n, len(evals) + 1))
         X[:, 0] = 1.0
         X[:, 1:] = Phi
-        return cls(evals, X, X.T @ X)
+        if rotated:
+            XtX = X.T @ X
+        else:                  # the arrow [[n, 1'Φ], [Φ'1, Λ]]: no n r² product
+            XtX = np.diag(np.r_[float(n), evals])
+            XtX[0, 1:] = XtX[1:, 0] = Phi.sum(axis=0)
+        return cls(evals, X, XtX, rotated)
 
     def coefficients(self, theta: np.ndarray) -> np.ndarray:
-        """Kernel coefficients c with Kc = Φθ: c = Φ(Φ'Φ)^{-1}θ (= U_r Λ_r^{-1/2}θ), solved with
-        Φ'Φ as computed (diagonal to rounding; scaled to unit diagonal, so it is ≈ I)."""
+        """Kernel coefficients c with Kc = Φθ: c = Φ(Φ'Φ)^{-1}θ, i.e. U_r Λ_r^{-1/2}θ for an
+        eigenbasis; a rotated basis's Φ'Φ is diagonal only to its rounding (1e-7 of √(λ_i λ_j) at
+        worst), so it is solved with as computed (scaled to unit diagonal, ≈ I)."""
+        if not self.rotated:
+            return self.X[:, 1:] @ (theta / self.evals)
         scale, chol = self._phi_gram_factor
         return self.X[:, 1:] @ (scale * cho_solve(chol, scale * theta, check_finite=False))
 
