@@ -12,7 +12,8 @@ Parameterization (why it is stable)
 K is eigendecomposed once per σ column, K = U Λ U'. Directions with eigenvalues at or below the
 eigensolver's own rounding level (λ_j ≤ n ε λ_max) are numerically zero and are dropped; the r
 kept ones give the feature matrix Φ = U_r Λ_r^{1/2} (n × r). With c = U_r Λ_r^{-1/2} θ
-(computed as Φ(Φ'Φ)^{-1}θ with Φ'Φ as it stands, ``KernelBasis.coefficients``),
+(``KernelBasis.coefficients``; for a basis rotated from a pivoted Cholesky factor, below,
+Φ(Φ'Φ)^{-1}θ with Φ'Φ as computed),
 
     f = b + Φ θ,      λ c'Kc = λ ‖θ‖²,
 
