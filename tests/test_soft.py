@@ -168,6 +168,56 @@ def test_rotated_pivoted_cholesky_basis_matches_the_eigendecomposition(sigma, mo
         assert rangacv(b, y01, deltas) == pytest.approx(rangacv(a, y01, deltas), rel=1e-9)
 
 
+def test_full_rank_pivoted_basis_without_exact_traces_matches_the_eigenbasis(monkeypatch):
+    """A Gram matrix of full numerical rank (small σ) needs no eigendecomposition when no exact
+    traces are asked for: its pivoted Cholesky factor itself is the basis (a spy sees no eigh).
+    Against the eigenbasis along λ: the fits, Kc = f − b, predictions at new points, GACV (through
+    the general trace ‖X R^{-1}‖²) and ranGACV."""
+    from svmcore.families.soft import newton
+
+    n = 150
+    d, K, y01 = _problem("wahba2d", n, 8, 0.2)
+    ref = KernelBasis.from_gram(K)
+    assert ref.kind == "eigen" and ref.rank == n
+    calls = []
+    real_eigh = newton.eigh
+    monkeypatch.setattr(newton, "eigh", lambda a, **kw: calls.append(a.shape) or real_eigh(a, **kw))
+    piv = KernelBasis.from_gram(K, exact_traces=False)
+    assert piv.kind == "pivoted" and piv.rank == n and calls == []
+    Phi = piv.X[:, 1:]
+    assert np.abs(Phi @ Phi.T - K).max() <= 1e-13
+    test = make_simulation("wahba2d", 300, 12)
+    K_new = gaussian_gram(test.X, d.X, sigma=0.2)
+    deltas = draw_deltas(n, 5, 0)
+    for log2_nl in (-14.0, -6.0, 0.0, 4.0):
+        lam = 2.0 ** log2_nl / n
+        a, b = newton_logistic(ref, y01, lam), newton_logistic(piv, y01, lam)
+        scale = 1.0 + np.abs(a.f).max()
+        np.testing.assert_allclose(b.f, a.f, rtol=0, atol=1e-9 * scale)
+        np.testing.assert_allclose(b.b + K @ b.c, b.f, rtol=0, atol=1e-9 * scale)
+        np.testing.assert_allclose(b.b + K_new @ b.c, a.b + K_new @ a.c, rtol=0, atol=1e-7 * scale)
+        assert traces(b)[0] == pytest.approx(traces(a)[0], rel=1e-9)
+        assert gacv(b, y01) == pytest.approx(gacv(a, y01), rel=1e-9)
+        assert rangacv(b, y01, deltas) == pytest.approx(rangacv(a, y01, deltas), rel=1e-9)
+
+
+def test_the_family_asks_for_an_eigenbasis_only_with_exact_gacv(monkeypatch):
+    """The sweep's column builds a pivoted basis for a full-rank Gram matrix when GACV is not among
+    the criteria, an eigenbasis when it is; ranGACV agrees between the two runs."""
+    from svmcore.families.soft import newton
+
+    d = make_simulation("wahba2d", 60, 3)
+    kinds = []
+    real = newton.KernelBasis.from_gram.__func__
+    monkeypatch.setattr(newton.KernelBasis, "from_gram",
+                        classmethod(lambda cls, K, **kw: kinds.append(kw) or real(cls, K, **kw)))
+    grid = GridSpec.parse("-8:0:4", "-3")
+    runs = [sweep(d, grid, model="logistic", criteria=crit, options={"rangacv_reps": 3}, n_jobs=1)
+            for crit in (["rangacv"], ["gacv", "rangacv"])]
+    assert kinds == [{"exact_traces": False}, {"exact_traces": True}]
+    np.testing.assert_allclose(runs[0].table.rangacv, runs[1].table.rangacv, rtol=1e-9)
+
+
 def test_a_full_rank_gram_matrix_is_eigendecomposed_whole(monkeypatch):
     """Above ``ROTATE_UP_TO`` · n the pivoted factor is set aside and K itself is eigendecomposed."""
     from svmcore.families.soft import newton

@@ -21,6 +21,7 @@ from __future__ import annotations
 from typing import Sequence
 
 import numpy as np
+from scipy.linalg.blas import dtrmm
 from scipy.linalg.lapack import dtrtri
 from sklearn.model_selection import StratifiedKFold
 
@@ -56,16 +57,22 @@ def traces(sol: LogisticSolution) -> tuple[float, float]:
     With X = [1, Φ], H = X G^{-1} X', so tr H = tr(G^{-1} X'X) and tr(W^{1/2}HW^{1/2}) =
     tr(G^{-1} X'WX) = (r + 1) − 2nλ Σ_{j≥1} (G^{-1})_jj. X'X is an arrow matrix (Φ'Φ = Λ is
     diagonal), so both need only the diagonal and the first row of G^{-1} = R^{-1}R^{-T}, from the
-    triangular inverse of the Cholesky factor R in hand (r³/3 flops).
+    triangular inverse of the Cholesky factor R in hand (r³/3 flops). On a "pivoted" basis
+    (``KernelBasis.from_gram`` without exact traces) Φ'Φ is not diagonal: tr H = ‖X R^{-1}‖²_F,
+    n r² flops more.
     """
     R = sol.chol[0]
     Rinv, info = dtrtri(R, lower=0)
     if info != 0:
         raise np.linalg.LinAlgError(f"inverting the Cholesky factor failed (LAPACK info {info})")
     diag = np.einsum("ij,ij->i", Rinv, Rinv)
-    row0 = Rinv @ Rinv[0]                      # first row (= column) of G^{-1}
     basis = sol.basis
-    trH = basis.n * diag[0] + 2.0 * row0[1:] @ basis.XtX[0, 1:] + diag[1:] @ basis.evals
+    if basis.kind == "pivoted":                # Φ'Φ not diagonal: tr(R^{-T} X'X R^{-1}), n r² flops
+        XR = dtrmm(1.0, Rinv, basis.X, side=1)   # X R^{-1} (Rinv upper triangular)
+        trH = float(np.einsum("ij,ij->", XR, XR))
+    else:
+        row0 = Rinv @ Rinv[0]                  # first row (= column) of G^{-1}
+        trH = basis.n * diag[0] + 2.0 * row0[1:] @ basis.XtX[0, 1:] + diag[1:] @ basis.evals
     trWH = (basis.rank + 1) - 2.0 * basis.n * sol.lam * float(np.sum(diag[1:]))
     return float(trH), float(trWH)
 

@@ -147,7 +147,8 @@ class LogisticFamily(ModelFamily):
         K_test = None if col.test is None else kernel.gram(col.test.X, data.X)
         rows: list = [None] * len(col.lambdas)
         try:
-            path = iter_path(KernelBasis.from_gram(col.K), y01, col.lambdas)
+            basis = KernelBasis.from_gram(col.K, exact_traces="gacv" in spec.criteria)
+            path = iter_path(basis, y01, col.lambdas)
         except Exception as exc:  # e.g. the eigensolver failed: every row reports it
             path = ((k, exc) for k in range(len(col.lambdas)))
         for k, sol in path:       # one solution alive at a time (its factor is (r+1)²)

@@ -96,7 +96,7 @@ from functools import cached_property
 from typing import Sequence
 
 import numpy as np
-from scipy.linalg import LinAlgError, cho_solve, cholesky, eigh
+from scipy.linalg import LinAlgError, cho_solve, cholesky, eigh, solve_triangular
 from scipy.linalg.blas import dsyrk
 from scipy.linalg.lapack import dpstrf
 from scipy.special import expit
@@ -140,50 +140,64 @@ class KernelBasis:
 
     Attributes
     ----------
-    evals : (r,) kept eigenvalues (> n ε λ_max).   X : (n, r + 1) design [1, Φ].
+    evals : (r,) kept eigenvalues (> n ε λ_max); None for a "pivoted" basis.
+    X : (n, r + 1) design [1, Φ].
     XtX : (r + 1, r + 1) X'X, used by tr H and the kernel coefficients; its Φ'Φ block is diag(Λ)
-        when Φ comes from eigh(K) itself (``rotated`` False: orthonormal U to rounding), else the
-        product as computed.
-    rotated : Φ is a pivoted Cholesky factor rotated into the eigenbasis.
+        for an "eigen" basis (orthonormal U to rounding), the product as computed for a "rotated"
+        one; None for a "pivoted" one.
+    kind : "eigen" (eigh of K), "rotated" (a pivoted Cholesky factor rotated into the eigenbasis)
+        or "pivoted" (K's full-rank pivoted Cholesky factor itself, Φ'Φ not diagonal: only when
+        the caller needs no exact traces, ``from_gram``).
+    pivots : for "pivoted", the permutation p with K[p][:, p] = L L' and Φ[p] = L.
     """
 
-    evals: np.ndarray
+    evals: np.ndarray | None
     X: np.ndarray
-    XtX: np.ndarray
-    rotated: bool = False
+    XtX: np.ndarray | None
+    kind: str = "eigen"
+    pivots: np.ndarray | None = None
 
     @classmethod
-    def from_gram(cls, K: np.ndarray) -> "KernelBasis":
+    def from_gram(cls, K: np.ndarray, exact_traces: bool = True) -> "KernelBasis":
         """Φ = U_r Λ_r^{1/2} from the eigendecomposition of ``K``, its directions at the eigensolver's
         noise level dropped. A Gram matrix of low numerical rank (large σ) is first factored by
         pivoted Cholesky, K = Φ_c Φ_c' (Φ_c n × r'), stopped where the largest remaining pivot is
         below ε max K_ii (the rest of K then has norm ≤ n ε λ_max, the eigen rule's own bound);
         when r' ≤ ``ROTATE_UP_TO`` · n the eigenvectors come from the small r' × r' matrix
-        Φ_c'Φ_c = V Λ V' instead of K itself, Φ = Φ_c V, and the same drop rule applies."""
+        Φ_c'Φ_c = V Λ V' instead of K itself, Φ = Φ_c V, and the same drop rule applies. When K
+        is numerically of full rank (r' = n, nothing to drop) and ``exact_traces`` is False, Φ_c
+        itself is the basis ("pivoted"): the same fits without the n³ eigendecomposition, but
+        Φ'Φ is not diagonal, so the exact traces of GACV cost n r² more per λ (``traces``)."""
         K = np.asarray(K, float)
         n = K.shape[0]
-        evals, Phi = _rotated_pivoted_cholesky(K)
-        rotated = Phi is not None
-        if not rotated:
+        kind, evals, Phi, piv = _pivoted_cholesky_basis(K, exact_traces)
+        if kind == "eigen":
             evals, U = eigh(K, check_finite=False)
             keep = _kept(evals, n)
             evals, Phi = evals[keep], U[:, keep] * np.sqrt(evals[keep])
-        X = np.empty((n, len(evals) + 1))
+        X = np.empty((n, Phi.shape[1] + 1))
         X[:, 0] = 1.0
         X[:, 1:] = Phi
-        if rotated:
+        if kind == "rotated":
             XtX = X.T @ X
-        else:                  # the arrow [[n, 1'Φ], [Φ'1, Λ]]: no n r² product
+        elif kind == "eigen":  # the arrow [[n, 1'Φ], [Φ'1, Λ]]: no n r² product
             XtX = np.diag(np.r_[float(n), evals])
             XtX[0, 1:] = XtX[1:, 0] = Phi.sum(axis=0)
-        return cls(evals, X, XtX, rotated)
+        else:
+            XtX = None
+        return cls(evals, X, XtX, kind, piv)
 
     def coefficients(self, theta: np.ndarray) -> np.ndarray:
         """Kernel coefficients c with Kc = Φθ: c = Φ(Φ'Φ)^{-1}θ, i.e. U_r Λ_r^{-1/2}θ for an
         eigenbasis; a rotated basis's Φ'Φ is diagonal only to its rounding (1e-7 of √(λ_i λ_j) at
         worst), so it is solved with as computed (scaled to unit diagonal, ≈ I)."""
-        if not self.rotated:
+        if self.kind == "eigen":
             return self.X[:, 1:] @ (theta / self.evals)
+        if self.kind == "pivoted":        # Φ'c = L'c[p] = θ, L = Φ[p] lower triangular
+            c = np.empty_like(theta)
+            c[self.pivots] = solve_triangular(self.X[self.pivots, 1:], theta, trans="T", lower=True,
+                                              check_finite=False)
+            return c
         scale, chol = self._phi_gram_factor
         return self.X[:, 1:] @ (scale * cho_solve(chol, scale * theta, check_finite=False))
 
@@ -206,7 +220,7 @@ class KernelBasis:
 
     @property
     def rank(self) -> int:
-        return len(self.evals)
+        return self.X.shape[1] - 1
 
 
 @dataclass
@@ -277,22 +291,28 @@ def _kept(evals: np.ndarray, n: int) -> np.ndarray:
     return keep if keep.any() else evals >= top
 
 
-def _rotated_pivoted_cholesky(K: np.ndarray) -> tuple:
-    """(evals, Φ) from a pivoted Cholesky factor of K rotated into its eigenbasis
-    (``KernelBasis.from_gram``), or (None, None) when its rank r' exceeds ``ROTATE_UP_TO`` · n or K
-    is not a finite matrix with a positive diagonal (the caller then eigendecomposes K)."""
+def _pivoted_cholesky_basis(K: np.ndarray, exact_traces: bool) -> tuple:
+    """(kind, evals, Φ, p) from a pivoted Cholesky factor of K (``KernelBasis.from_gram``):
+    "rotated" into its eigenbasis when its rank r' ≤ ``ROTATE_UP_TO`` · n, "pivoted" (Φ = the
+    factor, rows p = L) when r' = n and no exact traces are needed; else ("eigen", None, None,
+    None), and the caller eigendecomposes K (also when K is not finite or its diagonal not
+    positive)."""
     n = K.shape[0]
+    none = ("eigen", None, None, None)
     top_diag = float(np.max(np.diag(K))) if n else 0.0
     if not (top_diag > 0 and np.isfinite(K).all()):
-        return None, None
+        return none
     C, piv, rank, info = dpstrf(K, lower=1, tol=np.finfo(float).eps * top_diag)
-    if info < 0 or rank > ROTATE_UP_TO * n:
-        return None, None
+    if info < 0 or (rank > ROTATE_UP_TO * n and (rank < n or exact_traces)):
+        return none
+    p = piv - 1
     Phi_c = np.empty((n, rank))
-    Phi_c[piv - 1] = np.tril(C[:, :rank])            # K[p][:, p] = L L', L = C's first r' columns
+    Phi_c[p] = np.tril(C[:, :rank])                  # K[p][:, p] = L L', L = C's first r' columns
+    if rank == n and not exact_traces and rank > ROTATE_UP_TO * n:
+        return "pivoted", None, Phi_c, p
     evals, V = eigh(dsyrk(1.0, Phi_c, trans=1), lower=False, overwrite_a=True, check_finite=False)
     keep = _kept(evals, n)
-    return evals[keep], Phi_c @ V[:, keep]
+    return "rotated", evals[keep], Phi_c @ V[:, keep], None
 
 
 def objective(f: np.ndarray, theta: np.ndarray, y01: np.ndarray, lam: float) -> float:
