@@ -27,8 +27,9 @@ Gram matrix's near-singularity only shows up as a smaller r (which also makes la
 cheap). A Gram matrix of low numerical rank is not eigendecomposed whole: a pivoted Cholesky
 factor K = Φ_c Φ_c' (r' columns, stopped at ε max K_ii) is rotated by the eigenvectors of the
 r' × r' matrix Φ_c'Φ_c, which are those of K in its range (``KernelBasis.from_gram``; n = 2000,
-σ = 2: 0.035 s instead of 0.69 s). The same Cholesky factor of G gives the influence matrix at
-the solution,
+σ = 2: 0.035 s instead of 0.69 s). A Gram matrix of full numerical rank, when no exact traces
+are needed, keeps its pivoted Cholesky factor itself as Φ (nothing to drop, Φ'Φ not diagonal).
+The same Cholesky factor of G gives the influence matrix at the solution,
 
     H = ∂f/∂y = X G^{-1} X',
 
