@@ -121,6 +121,15 @@ def test_woodbury_and_cholesky_solves_match_a_dense_solve(log2_nl):
     assert isinstance(newton_factor(wide, w, np.r_[0.0, pen[1:wide.rank + 1]]), CholeskyFactor)
 
 
+def _eigh_spy(monkeypatch) -> list:
+    """The shapes of the matrices ``newton`` eigendecomposes from now on."""
+    from svmcore.families.soft import newton
+
+    shapes, real_eigh = [], newton.eigh
+    monkeypatch.setattr(newton, "eigh", lambda a, **kw: shapes.append(a.shape) or real_eigh(a, **kw))
+    return shapes
+
+
 def _eigen_basis(K, monkeypatch):
     """The basis by eigendecomposing K itself (the pivoted-Cholesky rotation switched off)."""
     from svmcore.families.soft import newton
@@ -131,6 +140,24 @@ def _eigen_basis(K, monkeypatch):
         monkeypatch.undo()
 
 
+def _same_fits_along_lambda(ref, other, d, K, y01, sigma, log2_nls):
+    """Two bases of one Gram matrix give the same fits along λ: f, Kc = f − b, predictions at
+    300 new points, tr H, exact GACV and ranGACV."""
+    n = len(y01)
+    K_new = gaussian_gram(make_simulation("wahba2d", 300, 11).X, d.X, sigma=sigma)
+    deltas = draw_deltas(n, 5, 0)
+    for log2_nl in log2_nls:
+        lam = 2.0 ** log2_nl / n
+        a, b = newton_logistic(ref, y01, lam), newton_logistic(other, y01, lam)
+        scale = 1.0 + np.abs(a.f).max()
+        np.testing.assert_allclose(b.f, a.f, rtol=0, atol=1e-9 * scale)
+        np.testing.assert_allclose(b.b + K @ b.c, b.f, rtol=0, atol=1e-9 * scale)
+        np.testing.assert_allclose(b.b + K_new @ b.c, a.b + K_new @ a.c, rtol=0, atol=1e-7 * scale)
+        assert traces(b)[0] == pytest.approx(traces(a)[0], rel=1e-9)
+        assert gacv(b, y01) == pytest.approx(gacv(a, y01), rel=1e-9)
+        assert rangacv(b, y01, deltas) == pytest.approx(rangacv(a, y01, deltas), rel=1e-9)
+
+
 @pytest.mark.parametrize("sigma", [4.0, 8.0, 32.0])
 def test_rotated_pivoted_cholesky_basis_matches_the_eigendecomposition(sigma, monkeypatch):
     """A low-rank Gram matrix (large σ) gets its basis from a pivoted Cholesky factor rotated by
@@ -138,14 +165,11 @@ def test_rotated_pivoted_cholesky_basis_matches_the_eigendecomposition(sigma, mo
     Against eigh(K) itself: the kept eigenvalues, ΦΦ' to the drop rule's bound n ε λ_max, and
     along λ the fits, the kernel coefficients (Kc = f − b, predictions at new points), exact
     GACV and ranGACV."""
-    from svmcore.families.soft import newton
 
     n = 200
     d, K, y01 = _problem("wahba2d", n, 4, sigma)
     ref = _eigen_basis(K, monkeypatch)
-    shapes = []
-    real_eigh = newton.eigh
-    monkeypatch.setattr(newton, "eigh", lambda a, **kw: shapes.append(a.shape) or real_eigh(a, **kw))
+    shapes = _eigh_spy(monkeypatch)
     rot = KernelBasis.from_gram(K)
     assert shapes and all(s[0] <= n / 2 for s in shapes)        # only the small r' × r' matrix
     top = ref.evals[-1]
@@ -154,18 +178,7 @@ def test_rotated_pivoted_cholesky_basis_matches_the_eigendecomposition(sigma, mo
     np.testing.assert_allclose(rot.evals[-m:], ref.evals[-m:], rtol=0, atol=n * 1e-15 * top)
     Phi = rot.X[:, 1:]
     assert np.abs(Phi @ Phi.T - K).max() <= 2 * n * np.finfo(float).eps * top
-    test = make_simulation("wahba2d", 300, 11)
-    K_new = gaussian_gram(test.X, d.X, sigma=sigma)
-    deltas = draw_deltas(n, 5, 0)
-    for log2_nl in (-12.0, -6.0, 0.0, 4.0):
-        lam = 2.0 ** log2_nl / n
-        a, b = newton_logistic(ref, y01, lam), newton_logistic(rot, y01, lam)
-        scale = 1.0 + np.abs(a.f).max()
-        np.testing.assert_allclose(b.f, a.f, rtol=0, atol=1e-9 * scale)
-        np.testing.assert_allclose(b.b + K @ b.c, b.f, rtol=0, atol=1e-9 * scale)
-        np.testing.assert_allclose(b.b + K_new @ b.c, a.b + K_new @ a.c, rtol=0, atol=1e-7 * scale)
-        assert gacv(b, y01) == pytest.approx(gacv(a, y01), rel=1e-9)
-        assert rangacv(b, y01, deltas) == pytest.approx(rangacv(a, y01, deltas), rel=1e-9)
+    _same_fits_along_lambda(ref, rot, d, K, y01, sigma, (-12.0, -6.0, 0.0, 4.0))
 
 
 def test_full_rank_pivoted_basis_without_exact_traces_matches_the_eigenbasis(monkeypatch):
@@ -173,32 +186,17 @@ def test_full_rank_pivoted_basis_without_exact_traces_matches_the_eigenbasis(mon
     traces are asked for: its pivoted Cholesky factor itself is the basis (a spy sees no eigh).
     Against the eigenbasis along λ: the fits, Kc = f − b, predictions at new points, GACV (through
     the general trace ‖X R^{-1}‖²) and ranGACV."""
-    from svmcore.families.soft import newton
 
     n = 150
     d, K, y01 = _problem("wahba2d", n, 8, 0.2)
     ref = KernelBasis.from_gram(K)
     assert ref.kind == "eigen" and ref.rank == n
-    calls = []
-    real_eigh = newton.eigh
-    monkeypatch.setattr(newton, "eigh", lambda a, **kw: calls.append(a.shape) or real_eigh(a, **kw))
+    calls = _eigh_spy(monkeypatch)
     piv = KernelBasis.from_gram(K, exact_traces=False)
     assert piv.kind == "pivoted" and piv.rank == n and calls == []
     Phi = piv.X[:, 1:]
     assert np.abs(Phi @ Phi.T - K).max() <= 1e-13
-    test = make_simulation("wahba2d", 300, 12)
-    K_new = gaussian_gram(test.X, d.X, sigma=0.2)
-    deltas = draw_deltas(n, 5, 0)
-    for log2_nl in (-14.0, -6.0, 0.0, 4.0):
-        lam = 2.0 ** log2_nl / n
-        a, b = newton_logistic(ref, y01, lam), newton_logistic(piv, y01, lam)
-        scale = 1.0 + np.abs(a.f).max()
-        np.testing.assert_allclose(b.f, a.f, rtol=0, atol=1e-9 * scale)
-        np.testing.assert_allclose(b.b + K @ b.c, b.f, rtol=0, atol=1e-9 * scale)
-        np.testing.assert_allclose(b.b + K_new @ b.c, a.b + K_new @ a.c, rtol=0, atol=1e-7 * scale)
-        assert traces(b)[0] == pytest.approx(traces(a)[0], rel=1e-9)
-        assert gacv(b, y01) == pytest.approx(gacv(a, y01), rel=1e-9)
-        assert rangacv(b, y01, deltas) == pytest.approx(rangacv(a, y01, deltas), rel=1e-9)
+    _same_fits_along_lambda(ref, piv, d, K, y01, 0.2, (-14.0, -6.0, 0.0, 4.0))
 
 
 def test_the_family_asks_for_an_eigenbasis_only_with_exact_gacv(monkeypatch):
@@ -220,12 +218,9 @@ def test_the_family_asks_for_an_eigenbasis_only_with_exact_gacv(monkeypatch):
 
 def test_a_full_rank_gram_matrix_is_eigendecomposed_whole(monkeypatch):
     """Above ``ROTATE_UP_TO`` · n the pivoted factor is set aside and K itself is eigendecomposed."""
-    from svmcore.families.soft import newton
 
     d, K, y01 = _problem("wahba2d", 80, 2, 0.25)
-    shapes = []
-    real_eigh = newton.eigh
-    monkeypatch.setattr(newton, "eigh", lambda a, **kw: shapes.append(a.shape) or real_eigh(a, **kw))
+    shapes = _eigh_spy(monkeypatch)
     basis = KernelBasis.from_gram(K)
     assert shapes == [(80, 80)] and basis.rank > 40
 
