@@ -23,8 +23,8 @@ from svmcore.families.soft.criteria import (ckl, cv_deviance_values, deviance, d
                                             kfold_decision_values, obs, rangacv, rangacv_terms,
                                             traces)
 from svmcore.families.soft.family import FAMILY, fit_logistic
-from svmcore.families.soft.newton import (KernelBasis, newton_factor, newton_logistic, predictor,
-                                          solve_path, tangents, to01)
+from svmcore.families.soft.newton import (ROTATE_UP_TO, KernelBasis, newton_factor, newton_logistic,
+                                          predictor, solve_path, tangents, to01)
 from svmcore.grid import sweep
 from svmcore.kernels import gaussian_gram
 from svmcore.spec import GridSpec, make_spec
@@ -158,7 +158,7 @@ def _same_fits_along_lambda(ref, other, d, K, y01, sigma, log2_nls):
         assert rangacv(b, y01, deltas) == pytest.approx(rangacv(a, y01, deltas), rel=1e-9)
 
 
-@pytest.mark.parametrize("sigma", [4.0, 8.0, 32.0])
+@pytest.mark.parametrize("sigma", [1.8, 4.0, 8.0, 32.0])      # 1.8: r = 105 of 200, Woodbury form
 def test_rotated_pivoted_cholesky_basis_matches_the_eigendecomposition(sigma, monkeypatch):
     """A low-rank Gram matrix (large σ) gets its basis from a pivoted Cholesky factor rotated by
     the eigenvectors of the small Φ_c'Φ_c, never an n × n eigendecomposition (checked by a spy).
@@ -171,7 +171,8 @@ def test_rotated_pivoted_cholesky_basis_matches_the_eigendecomposition(sigma, mo
     ref = _eigen_basis(K, monkeypatch)
     shapes = _eigh_spy(monkeypatch)
     rot = KernelBasis.from_gram(K)
-    assert shapes and all(s[0] <= n / 2 for s in shapes)        # only the small r' × r' matrix
+    assert rot.kind == "rotated" and shapes and all(s[0] <= ROTATE_UP_TO * n for s in shapes)
+    assert (rot.rank > n / 2) == (sigma == 1.8)            # one case solves in the Woodbury form
     top = ref.evals[-1]
     assert abs(rot.rank - ref.rank) <= 2          # the rule cuts at n ε λ_max in both
     m = min(rot.rank, ref.rank)
@@ -196,6 +197,7 @@ def test_full_rank_pivoted_basis_without_exact_traces_matches_the_eigenbasis(mon
     assert piv.kind == "pivoted" and piv.rank == n and calls == []
     Phi = piv.X[:, 1:]
     assert np.abs(Phi @ Phi.T - K).max() <= 1e-13
+    assert piv.phi_gram is K               # the Woodbury form uses K itself: nothing was dropped
     _same_fits_along_lambda(ref, piv, d, K, y01, 0.2, (-14.0, -6.0, 0.0, 4.0))
 
 

@@ -128,10 +128,10 @@ def to01(y: np.ndarray) -> np.ndarray:
 
 
 #: pivoted-Cholesky rank, as a fraction of n, up to which ``KernelBasis.from_gram`` rotates the
-#: pivoted factor into the eigenbasis (n r² + r³ flops) instead of eigendecomposing K (n³): at
-#: n = 2000 the rotation took 0.57 s against 0.85 s for eigh at r = n/2, 0.013 s against 0.67 s at
-#: r = 72 (one BLAS thread)
-ROTATE_UP_TO = 0.5
+#: pivoted factor into the eigenbasis (n r'² + r'³ flops) instead of eigendecomposing K (n³): at
+#: n = 2000, one BLAS thread, the rotation took 0.013 s against 0.67 s for eigh at r' = 72, 0.57 s
+#: against 0.85 s at r' = 0.5 n, 0.62 s against 0.80 s at 0.68 n, but 1.29 s against 0.90 s at 0.92 n
+ROTATE_UP_TO = 0.7
 
 
 @dataclass(frozen=True)
@@ -150,6 +150,7 @@ class KernelBasis:
         or "pivoted" (K's full-rank pivoted Cholesky factor itself, Φ'Φ not diagonal: only when
         the caller needs no exact traces, ``from_gram``).
     pivots : for "pivoted", the permutation p with K[p][:, p] = L L' and Φ[p] = L.
+    gram : for "pivoted", K itself (= ΦΦ' to rounding, nothing dropped): the Woodbury form's ΦΦ'.
     """
 
     evals: np.ndarray | None
@@ -157,6 +158,7 @@ class KernelBasis:
     XtX: np.ndarray | None
     kind: str = "eigen"
     pivots: np.ndarray | None = None
+    gram: np.ndarray | None = field(default=None, repr=False)
 
     @classmethod
     def from_gram(cls, K: np.ndarray, exact_traces: bool = True) -> "KernelBasis":
@@ -186,7 +188,7 @@ class KernelBasis:
             XtX[0, 1:] = XtX[1:, 0] = Phi.sum(axis=0)
         else:
             XtX = None
-        return cls(evals, X, XtX, kind, piv)
+        return cls(evals, X, XtX, kind, piv, K if kind == "pivoted" else None)
 
     def coefficients(self, theta: np.ndarray) -> np.ndarray:
         """Kernel coefficients c with Kc = Φθ: c = Φ(Φ'Φ)^{-1}θ, i.e. U_r Λ_r^{-1/2}θ for an
@@ -211,7 +213,10 @@ class KernelBasis:
     @cached_property
     def phi_gram(self) -> np.ndarray:
         """ΦΦ' = U_r Λ_r U_r' (the Gram matrix without its dropped directions), n × n, formed
-        once per basis for the Woodbury solves."""
+        once per basis for the Woodbury solves; K itself for a "pivoted" basis (no n³ product,
+        no second n × n array)."""
+        if self.gram is not None:
+            return self.gram
         Phi = self.X[:, 1:]
         return Phi @ Phi.T
 
