@@ -19,6 +19,7 @@ from svmcore.datasets.base import Dataset
 from svmcore.datasets.simulations import make_simulation
 from svmcore.families import get_family
 from svmcore.families.soft import cli as soft_cli
+from svmcore.families.soft import newton
 from svmcore.families.soft.criteria import (ckl, cv_deviance_values, deviance, draw_deltas, gacv,
                                             kfold_decision_values, obs, rangacv, rangacv_terms,
                                             traces)
@@ -458,6 +459,47 @@ def test_rangacv_terms_match_dense_H_and_converge_to_gacv():
     assert est == pytest.approx(exact, rel=0.05)
     # one replicate is far noisier than 400
     assert abs(rangacv(sol, y01, draw_deltas(n, 1, 0)) - obs(sol, y01) - exact) > abs(est - exact)
+
+
+@pytest.mark.parametrize("sigma", [0.3, 4.0])               # Woodbury base, Cholesky base
+def test_presolved_h_and_tangent_match_separate_solves_and_dense_H(sigma, monkeypatch):
+    """ranGACV's Hδ and the first tangent solved in the same conjugate gradients as the last
+    (lagged) Newton step: along a path, the same fits and iterations as without, Hδ equal to
+    X G^{-1} X'δ by numpy's dense solve and to a separate solve, the tangents equal to separate
+    solves, and fewer preconditioner applications in all."""
+    n = 60
+    d, K, y01 = _problem("wahba2d", n, 9, sigma)
+    basis = KernelBasis.from_gram(K)
+    deltas = draw_deltas(n, 4, 2)
+    lams = 2.0 ** np.arange(-12.0, 3.0, 3.0) / n
+    counted = []
+
+    def run(presolve):
+        calls = []
+        for cls in (newton.WoodburyFactor, newton.CholeskyFactor):
+            monkeypatch.setattr(cls, "precondition",
+                                lambda self, r, real=cls.precondition: calls.append(1) or real(self, r))
+        sols = solve_path(basis, y01, lams, presolve=presolve)
+        hd = [sol.apply_H(deltas) for sol in sols]
+        tg = [tangents(sol, newton.PREDICT_RTOL) for sol in sols]
+        monkeypatch.undo()
+        counted.append(len(calls))
+        return sols, hd, tg
+
+    plain, batched = run(None), run(deltas)
+    assert sum(s.presolved is not None for s in batched[0]) >= len(lams) - 1
+    for a, b, ha, hb, ta, tb in zip(plain[0], batched[0], plain[1], batched[1], plain[2], batched[2],
+                                    strict=True):
+        assert a.iterations == b.iterations and b.converged
+        np.testing.assert_allclose(b.f, a.f, rtol=0, atol=1e-10 * (1 + np.abs(a.f).max()))
+        X = basis.X                          # H = X G^{-1} X' with G formed and solved by numpy
+        G = X.T @ (b.w[:, None] * X) + np.diag(np.r_[0.0, np.full(basis.rank, 2 * n * b.lam)])
+        np.testing.assert_allclose(hb, X @ np.linalg.solve(G, X.T @ deltas), rtol=0,
+                                   atol=1e-8 * np.abs(ha).max())
+        np.testing.assert_allclose(hb, ha, rtol=0, atol=1e-9 * np.abs(ha).max())
+        for x, y in zip(ta, tb, strict=True):
+            np.testing.assert_allclose(y, x, rtol=0, atol=1e-5 * np.abs(x).max())
+    assert counted[1] < counted[0]
 
 
 def test_ckl_and_deviance_by_hand():

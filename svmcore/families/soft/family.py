@@ -148,7 +148,7 @@ class LogisticFamily(ModelFamily):
         rows: list = [None] * len(col.lambdas)
         try:
             basis = KernelBasis.from_gram(col.K, exact_traces="gacv" in spec.criteria)
-            path = iter_path(basis, y01, col.lambdas)
+            path = iter_path(basis, y01, col.lambdas, presolve=deltas)    # ranGACV's Hδ
         except Exception as exc:  # e.g. the eigensolver failed: every row reports it
             path = ((k, exc) for k in range(len(col.lambdas)))
         for k, sol in path:       # one solution alive at a time (its factor is (r+1)²)

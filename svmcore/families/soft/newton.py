@@ -88,7 +88,12 @@ own, and the convergence test, made on such a step, still sees the decrement and
 eight digits. The tangents behind the next λ's starting point run to 1e-6 (``PREDICT_RTOL``): that
 start is 5e-3 … 1 away from the next solution in f anyway. On the n = 2000, σ = 2^-2 column this
 saves a third of the solves (355 instead of 511 with the Woodbury factor), with the same Newton
-iterations and factorizations, ranGACV equal to 3e-10 relative.
+iterations and factorizations, ranGACV equal to 3e-10 relative. The last Newton step, which runs on
+a lagged factor and in practice only confirms convergence, also solves ranGACV's X'δ (to 1e-14) and
+the first tangent's system (to 1e-6) in the same conjugate gradients (``_newton_step``): one pass
+over the matrices per iteration for all seven columns instead of three separate runs (n = 2000
+grid: 38.6 s of columns instead of 39.8 s; ranGACV equal to 2e-10 relative, 6e-9 at
+log2(nλ) = −20, where G's condition number lets any two solves to that residual differ so much).
 """
 from __future__ import annotations
 
@@ -255,6 +260,9 @@ class LogisticSolution:
     basis: KernelBasis = field(repr=False)
     factor: object = field(repr=False, default=None)     # Cholesky-, Woodbury- or LaggedFactor
     factorizations: int = 0
+    #: solves done with the last Newton step (``_newton_step``): (V, G^{-1}X'V to EXACT_RTOL, the
+    #: first tangent's G^{-1}aEz to PREDICT_RTOL), or None
+    presolved: tuple | None = field(repr=False, default=None)
 
     @property
     def z(self) -> np.ndarray:
@@ -281,8 +289,11 @@ class LogisticSolution:
         return self.factor.solve(rhs, rtol)
 
     def apply_H(self, V: np.ndarray) -> np.ndarray:
-        """H V = X G^{-1} X' V (H = ∂f/∂y; ranGACV paper, eq 10's f^{y+δ} − f^y for V = δ)."""
+        """H V = X G^{-1} X' V (H = ∂f/∂y; ranGACV paper, eq 10's f^{y+δ} − f^y for V = δ); for the
+        ``presolve`` array given to ``newton_logistic``, from the solves done with its last step."""
         X = self.basis.X
+        if self.presolved is not None and V is self.presolved[0]:
+            return X @ self.presolved[1]
         return X @ self.solve(X.T @ V)
 
     def H_dense(self) -> np.ndarray:
@@ -420,7 +431,7 @@ class WoodburyFactor:
         x = self._solve_once(rhs)
         for _ in range(refine):
             r = rhs - _apply_G(self.basis.X, self.w, self.pen, x)
-            if np.abs(r).max() <= rtol * np.abs(rhs).max():
+            if np.all(np.abs(r).max(axis=0) <= rtol * np.abs(rhs).max(axis=0)):   # per column
                 break
             x = x + self._solve_once(r)
         return x
@@ -527,7 +538,8 @@ def _factor_near(basis, w, pen, solver, f, held):
 
 def newton_logistic(basis: KernelBasis, y01: np.ndarray, lam: float, z0: np.ndarray | None = None,
                     tol: float = 1e-18, stall_tol: float = 1e-10, ftol: float = 1e-9,
-                    max_iter: int = 60, solver: str = "auto", lag: bool = True) -> LogisticSolution:
+                    max_iter: int = 60, solver: str = "auto", lag: bool = True,
+                    presolve: np.ndarray | None = None) -> LogisticSolution:
     """Minimise the penalized likelihood at one λ by damped Newton–Raphson (module docstring).
 
     Parameters
@@ -542,6 +554,9 @@ def newton_logistic(basis: KernelBasis, y01: np.ndarray, lam: float, z0: np.ndar
     solver : how G is solved with: "auto", "cholesky" or "woodbury" (``newton_factor``).
     lag : reuse the factor in hand while f stays within ``LAG_MAX_DF`` of where it was formed
         (``LaggedFactor``); False forms a factor at every iteration.
+    presolve : (n, k) array V whose H V will be asked for at the solution (ranGACV's δ): solved,
+        with the first tangent's system, in the same conjugate gradients as a lagged step
+        (``_newton_step``), which is in practice the last one.
 
     Returns
     -------
@@ -562,7 +577,7 @@ def newton_logistic(basis: KernelBasis, y01: np.ndarray, lam: float, z0: np.ndar
         w = p * expit(-f)
         g = X.T @ (p - y01) + pen * z
         factor = _factor_near(basis, w, pen, solver, f, held if lag else None)
-        step = -factor.solve(g, STEP_RTOL)
+        step, presolved = _newton_step(factor, X, g, pen * z, presolve)
         if getattr(factor, "formed", 1):       # a new factor, or a lagged one that had to form its own
             formed += 1
             held = (getattr(factor, "base", factor), f)
@@ -588,7 +603,23 @@ def newton_logistic(basis: KernelBasis, y01: np.ndarray, lam: float, z0: np.ndar
         notes.append("saturated: p̂ within 1e-6 of every label (the classes are separable at "
                      "this λ; f grows without bound as λ → 0)")
     return LogisticSolution(lam, float(z[0]), z[1:].copy(), f, p, p * expit(-f), J, it, converged,
-                            "; ".join(notes), basis, factor, formed)
+                            "; ".join(notes), basis, factor, formed,
+                            presolved if converged else None)
+
+
+def _newton_step(factor, X, g, aEz, presolve):
+    """The Newton step −G^{-1}g to ``STEP_RTOL``, and the solves at this iterate that are wanted
+    if it is the solution: with a lagged factor (in practice the last iteration, which only
+    confirms convergence) G^{-1}X'V for V = ``presolve`` (to ``EXACT_RTOL``) and the first
+    tangent's G^{-1}aEz (to ``PREDICT_RTOL``) run in the same conjugate gradients, one pass over
+    the matrices for all the columns. Returns (step, (V, G^{-1}X'V, G^{-1}aEz) or None)."""
+    if presolve is None or not isinstance(factor, LaggedFactor) or factor.formed:
+        return -factor.solve(g, STEP_RTOL), None
+    XtV = X.T @ presolve
+    B = np.column_stack([g, aEz, XtV])
+    rtol = np.r_[STEP_RTOL, PREDICT_RTOL, np.full(XtV.shape[1], EXACT_RTOL)]
+    x = factor.solve(B, rtol)
+    return -x[:, 0], (presolve, x[:, 2:], x[:, 1])
 
 
 def _done(dec: float, dec_prev: float, scale: float, tol: float, stall_tol: float,
@@ -672,7 +703,10 @@ def tangents(sol: LogisticSolution, rtol: float = EXACT_RTOL) -> tuple[np.ndarra
         out[0] = 0.0
         return out
 
-    z1 = -sol.solve(aE(sol.z), rtol)
+    if sol.presolved is not None and rtol >= PREDICT_RTOL:
+        z1 = -sol.presolved[2]               # solved with the last Newton step
+    else:
+        z1 = -sol.solve(aE(sol.z), rtol)
     f1 = X @ z1
     z2 = z1 - sol.solve(X.T @ (sol.w * (1.0 - 2.0 * sol.p) * f1 * f1) + 2.0 * aE(z1), rtol)
     return z1, z2
