@@ -141,8 +141,9 @@ ROTATE_UP_TO = 0.7
 
 @dataclass(frozen=True)
 class KernelBasis:
-    """X = [1, Φ] with ΦΦ' the Gram matrix without its noise-level directions, Φ'Φ = Λ diagonal
-    (the kept eigenvalues), from one eigendecomposition (module docstring, "Parameterization").
+    """X = [1, Φ] with ΦΦ' the Gram matrix without its noise-level directions: Φ'Φ = Λ diagonal
+    (the kept eigenvalues) for an "eigen" or "rotated" basis, not for a "pivoted" one (module
+    docstring, "Parameterization").
 
     Attributes
     ----------
@@ -320,12 +321,13 @@ def _pivoted_cholesky_basis(K: np.ndarray, exact_traces: bool) -> tuple:
     if not (top_diag > 0 and np.isfinite(K).all()):
         return none
     C, piv, rank, info = dpstrf(K, lower=1, tol=np.finfo(float).eps * top_diag)
-    if info < 0 or (rank > ROTATE_UP_TO * n and (rank < n or exact_traces)):
+    rotate = rank <= ROTATE_UP_TO * n
+    if info < 0 or not (rotate or (rank == n and not exact_traces)):
         return none
     p = piv - 1
     Phi_c = np.empty((n, rank))
     Phi_c[p] = np.tril(C[:, :rank])                  # K[p][:, p] = L L', L = C's first r' columns
-    if rank == n and not exact_traces and rank > ROTATE_UP_TO * n:
+    if not rotate:
         return "pivoted", None, Phi_c, p
     evals, V = eigh(dsyrk(1.0, Phi_c, trans=1), lower=False, overwrite_a=True, check_finite=False)
     keep = _kept(evals, n)
@@ -488,9 +490,9 @@ class LaggedFactor:
         self.base, self.basis, self.w, self.pen, self.solver = base, basis, w, pen, solver
         self.formed, self.note, self._chol = 0, "", None
 
-    def _cg(self, B: np.ndarray, rtol: float) -> np.ndarray | None:
-        """Preconditioned CG on every column of B at once, to a residual of ``rtol`` of the column;
-        None when a column misses it."""
+    def _cg(self, B: np.ndarray, rtol) -> np.ndarray | None:
+        """Preconditioned CG on every column of B at once, to a residual of ``rtol`` (a float, or
+        one per column) of the column; None when a column misses it."""
         x, r = np.zeros_like(B), B.copy()
         goal = rtol * np.abs(B).max(axis=0)
         live = goal > 0
