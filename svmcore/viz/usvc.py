@@ -4,9 +4,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
-from scipy.stats import norm
-
-from ..datasets.simulations import NAVIA, navia_threshold_error
+from ..datasets.simulations import NAVIA, navia_pos_pdf, navia_threshold_error
 from ..families.usvc.surface import empirical_threshold_error, profile, surface, trajectory
 from .layout import LEGEND_BELOW, MARGIN_BELOW
 
@@ -15,8 +13,7 @@ def class_densities(name: str, grid=None) -> go.Figure:
     """Prior-weighted class densities π_± f(x | ±1) of navia_a / navia_b (Fig 2a–b)."""
     prior, comps = NAVIA[name]
     x = np.linspace(-0.1, 1.2, 600) if grid is None else np.asarray(grid, float)
-    pos = sum(w * (norm.pdf(x, a, b) if k == "n" else ((x >= a) & (x <= b)) / (b - a))
-              for w, k, a, b in comps)
+    pos = navia_pos_pdf(x, comps)
     neg = ((x >= 0) & (x <= 0.5)) / 0.5
     fig = go.Figure([go.Scatter(x=x, y=prior * pos, name="π₊ f(x | +1)"),
                      go.Scatter(x=x, y=(1 - prior) * neg, name="π₋ f(x | −1)", line=dict(dash="dash"))])

@@ -23,7 +23,6 @@ from typing import Sequence
 import numpy as np
 from scipy.linalg.blas import dtrmm
 from scipy.linalg.lapack import dtrtri
-from sklearn.model_selection import StratifiedKFold
 
 from .newton import KernelBasis, LogisticSolution, iter_path, softplus, to01
 
@@ -138,6 +137,8 @@ def kfold_decision_values(K: np.ndarray, y: np.ndarray, lams: Sequence[float], f
     objective with the left-out terms removed (weight 1/n per term kept), i.e. the usual problem on
     m kept points at λ' = nλ/m (the convention of the SVM family's CV, ``docs/soft.md``).
     """
+    from sklearn.model_selection import StratifiedKFold   # here: importing scikit-learn costs ~0.7 s,
+                                                          # which a sweep worker without CV need not pay
     n = len(y)
     y01 = to01(y)
     F = np.full((len(lams), n), np.nan)
