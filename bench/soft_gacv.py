@@ -4,13 +4,14 @@ Part 1 (quality): lin1d and wahba2d, n = 200, 20 replicates each; on a 26 × 13 
 inefficiency (CKL at the criterion's pick / grid minimum of CKL) of exact GACV and of ranGACV with
 R = 1, 5, 20 (Lin et al., eqs 8 and 10), and how often the CKL minimizer sits on the grid's edge.
 Part 2 (time): the family's grid runner on wahba2d, 26 λ × 13 σ, n = 200 and 500 (obs, GACV,
-ranGACV R = 5, CKL) and n = 2000 (ranGACV R = 5 and CKL only), with peak memory.
+ranGACV R = 5, CKL) and n = 2000 (ranGACV R = 5 and CKL only, on two workers the sweep starts,
+on two already running, and as a new process's first sweep), with peak memory.
 
 Part 3 (solvers): the full-rank column at n = 2000 with G formed and factored against the Woodbury
 form, in the same process.
 
 Run: ``PYTHONPATH=. python bench/soft_gacv.py [quality] [timing] [solvers]`` (default: all three;
-writes bench/soft_gacv_results.md, keeping its quality section when that part is not rerun).
+writes bench/soft_gacv_results.md, keeping the sections of the parts not rerun).
 """
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ from joblib import Parallel, delayed
 from svmcore.datasets.simulations import make_simulation
 from svmcore.families.soft.criteria import ckl, draw_deltas, gacv, rangacv
 from svmcore.families.soft.newton import KernelBasis, solve_path, to01
-from svmcore.grid import sweep
+from svmcore.grid import sweep, workers_running
 from svmcore.kernels import gaussian_gram, squared_distances
 from svmcore.spec import GridSpec
 
@@ -109,6 +110,7 @@ def timing(lines: list) -> None:
              (500, ["obs", "gacv", "rangacv", "ckl"], 2), (2000, ["rangacv", "ckl"], 2)]
     for n, crit, jobs in cases:
         data = make_simulation("wahba2d", n, 0)
+        running = workers_running()
         t0 = time.perf_counter()
         res = sweep(data, GridSpec.parse(LAMBDAS, SIGMAS["wahba2d"]), model="logistic",
                     criteria=crit, options={"rangacv_reps": 5}, n_jobs=jobs)
@@ -116,10 +118,15 @@ def timing(lines: list) -> None:
         rss = max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
                   resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) / 1024
         t = res.table
-        lines.append(f"| {n} | {', '.join(crit)} | {jobs} | {secs:.1f} | {int(t.iterations.sum())} | "
+        how = "" if jobs == 1 else " (running)" if running else " (started)"
+        lines.append(f"| {n} | {', '.join(crit)} | {jobs}{how} | {secs:.1f} | {int(t.iterations.sum())} | "
                      f"{int((~t.converged.astype(bool)).sum())} | {rss:.0f} |")
         print(lines[-1], flush=True)
-    lines += ["", "Peak RSS: the larger of this process's and its (reaped) worker processes' maxima "
+    table_end = len(lines)
+    lines += ["", "Workers: (started) the sweep started its two worker processes, (running) it found "
+              "them up from the sweep before, as the app's later sweeps do. The last row is the "
+              "n = 2000 grid as a new `python` process's first sweep (its imports not timed).",
+              "", "Peak RSS: the larger of this process's and its (reaped) worker processes' maxima "
               "(ru_maxrss); loky workers still alive are not counted, hence the next line.", ""]
     code = ("from svmcore.datasets.simulations import make_simulation; from svmcore.grid import sweep; "
             "from svmcore.spec import GridSpec; d = make_simulation('wahba2d', 2000, 0); "
@@ -131,6 +138,23 @@ def timing(lines: list) -> None:
     lines += [f"One worker's peak: the full-rank column (n = 2000, log2σ = −3, 26 λ, ranGACV R = 5) "
               f"alone in a fresh process: {time.perf_counter() - t0:.1f} s, peak RSS {rss:.0f} MB.", ""]
     print(lines[-2], flush=True)
+    # last: the new process's workers would otherwise enter the children's ru_maxrss above
+    lines.insert(table_end, f"| 2000 | rangacv, ckl | 2 (started, in a new process) | "
+                            f"{_fresh_workers_grid():.1f} | | | |")
+    print(lines[table_end], flush=True)
+
+
+def _fresh_workers_grid() -> float:
+    """Seconds of the n = 2000 ranGACV grid as a new process's first sweep: its two worker
+    processes start with it (the imports of the parent are not timed)."""
+    code = ("import time; from svmcore.datasets.simulations import make_simulation; "
+            "from svmcore.grid import sweep; from svmcore.spec import GridSpec; "
+            "d = make_simulation('wahba2d', 2000, 0); t0 = time.perf_counter(); "
+            f"sweep(d, GridSpec.parse('{LAMBDAS}', '{SIGMAS['wahba2d']}'), model='logistic', "
+            "criteria=['rangacv', 'ckl'], options={'rangacv_reps': 5}, n_jobs=2); "
+            "print(time.perf_counter() - t0)")
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
+    return float(out.stdout.split()[-1])
 
 
 def solvers(lines: list) -> None:
@@ -171,24 +195,33 @@ def solvers(lines: list) -> None:
     print("\n".join(lines[-11:]), flush=True)
 
 
+#: each part's section heading in the results file, in the file's order
+SECTIONS = {"quality": "## CKL inefficiency", "timing": "## Time per grid", "solvers": "## Newton solves"}
+
+
+def _old_section(old: str, part: str) -> str:
+    """The section ``part`` of the results file's text ``old`` ("" when absent)."""
+    heads = list(SECTIONS.values())
+    start = old.find(SECTIONS[part])
+    if start < 0:
+        return ""
+    ends = [k for k in (old.find(h, start + 1) for h in heads) if k > start]
+    return old[start:min(ends, default=len(old))].rstrip() + "\n"
+
+
 def main() -> int:
     lines = ["# Soft classification: GACV / ranGACV quality and grid time", "",
              f"Written by `bench/soft_gacv.py`. Machine: {os.cpu_count()} cores, load average "
              f"{os.getloadavg()[0]:.1f} at the start; BLAS threads as set in the environment "
              f"(OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS', 'unset')}); "
              f"Python {sys.version.split()[0]}.", ""]
-    which = sys.argv[1:] or ["quality", "timing", "solvers"]
-    if "quality" in which:
-        quality(lines)
-    elif OUT.exists():          # keep the file's quality section when only timing is rerun
-        old = OUT.read_text()
-        start, end = old.find("## CKL inefficiency"), old.find("## Time per grid")
-        if start >= 0 and end > start:
-            lines.append(old[start:end].rstrip() + "\n")
-    if "timing" in which:
-        timing(lines)
-    if "solvers" in which:
-        solvers(lines)
+    which = sys.argv[1:] or list(SECTIONS)
+    old = OUT.read_text() if OUT.exists() else ""
+    for part, run in (("quality", quality), ("timing", timing), ("solvers", solvers)):
+        if part in which:
+            run(lines)
+        elif _old_section(old, part):       # keep the file's section of a part not rerun
+            lines.append(_old_section(old, part))
     OUT.write_text("\n".join(lines) + "\n")
     print(f"wrote {OUT}")
     return 0

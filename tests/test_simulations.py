@@ -5,7 +5,7 @@ from scipy.stats import norm
 
 from svmcore.datasets.simulations import (SIMULATIONS, make_navia_a, make_navia_b,
                                           make_simulation, make_wahba2d, navia_threshold_error,
-                                          waveform_p, wahba2d_p, zhang_additive_logit,
+                                          normal_cdf, normal_pdf, waveform_p, wahba2d_p, zhang_additive_logit,
                                           zhang_interaction_logit, lin1d_p)
 
 
@@ -16,6 +16,19 @@ def test_zhang_bayes_errors_by_monte_carlo(logit, d, paper):
     rng = np.random.default_rng(123)
     p = 1 / (1 + np.exp(-logit(rng.random((1_000_000, d)))))
     assert np.mean(np.minimum(p, 1 - p)) == pytest.approx(paper, abs=0.005)
+
+
+def test_normal_density_and_distribution_against_scipy_stats():
+    # the simulations' own N(mean, sd²) pdf and cdf (so that sweep workers need not import
+    # scipy.stats) against scipy.stats.norm, tails and a broadcast (rows of X, one sd per column);
+    # below 1e-300 only subnormal rounding differs
+    x = np.r_[np.linspace(-40.0, 40.0, 801), -1e-300, 0.0, 7.5e-3]
+    for mean, sd in [(0.0, 1.0), (0.75, 0.15), (0.2, 0.02), (-3.0, 40.0)]:
+        np.testing.assert_allclose(normal_pdf(x, mean, sd), norm.pdf(x, mean, sd), rtol=1e-13, atol=1e-300)
+        np.testing.assert_allclose(normal_cdf(x, mean, sd), norm.cdf(x, mean, sd), rtol=1e-13, atol=1e-300)
+    X = np.random.default_rng(0).normal(size=(50, 2)) * 3
+    mean, sd = np.array([2.0, 2.0]), np.sqrt([2.0, 1.0])
+    np.testing.assert_allclose(normal_pdf(X, mean, sd), norm.pdf(X, loc=mean, scale=sd), rtol=1e-13)
 
 
 def _empirical_threshold_error(x, y, t):
