@@ -10,10 +10,10 @@ Criteria, each a curve over the grid:
 from __future__ import annotations
 
 import numpy as np
-from sklearn.model_selection import StratifiedKFold
 
 from ..._validation import SVMCoreError
 from ...kernels import kernel_radius
+from ..common import stratified_folds
 from ..svm.criteria import gacv, gckl_values
 from ..svm.fit import make_fit, solve_lambdas
 from .fit import DEFAULT_THRESHOLD, alternate, coefficients, svm_step
@@ -96,8 +96,7 @@ def cv_hinge_curve(R, y, upper, lam0, M_grid, folds=5, seed=0, rounds=1,
     whole COSSO path at λ' = nλ0/m on its m kept points (the same C = 1/(2nλ0); L fixed)."""
     n = len(y)
     F = np.full((len(M_grid), n), np.nan)
-    skf = StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed)
-    for tr, te in skf.split(np.zeros(n), y):
+    for tr, te in stratified_folds(y, folds, seed):
         Rtr = R[:, tr][:, :, tr]
         lam = lam0 * n / len(tr)
         try:

@@ -24,6 +24,7 @@ import numpy as np
 from scipy.linalg.blas import dtrmm
 from scipy.linalg.lapack import dtrtri
 
+from ..common import stratified_folds
 from .newton import KernelBasis, LogisticSolution, iter_path, softplus, to01
 
 IN_SAMPLE = ("obs", "gacv", "rangacv")
@@ -137,13 +138,10 @@ def kfold_decision_values(K: np.ndarray, y: np.ndarray, lams: Sequence[float], f
     objective with the left-out terms removed (weight 1/n per term kept), i.e. the usual problem on
     m kept points at λ' = nλ/m (the convention of the SVM family's CV, ``docs/soft.md``).
     """
-    from sklearn.model_selection import StratifiedKFold   # here: importing scikit-learn costs ~0.7 s,
-                                                          # which a sweep worker without CV need not pay
     n = len(y)
     y01 = to01(y)
     F = np.full((len(lams), n), np.nan)
-    skf = StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed)
-    for tr, te in skf.split(np.zeros(n), y):
+    for tr, te in stratified_folds(y, folds, seed):
         basis = KernelBasis.from_gram(K[np.ix_(tr, tr)])
         Kte = K[np.ix_(te, tr)]
         for k, sol in iter_path(basis, y01[tr], [lam * n / len(tr) for lam in lams]):

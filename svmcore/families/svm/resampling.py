@@ -14,8 +14,8 @@ from __future__ import annotations
 from typing import Sequence
 
 import numpy as np
-from sklearn.model_selection import StratifiedKFold
 
+from ..common import stratified_folds
 from .fit import solve_lambdas
 from .solvers._common import DualSolution
 
@@ -39,8 +39,7 @@ def kfold_decision_values(K, y, upper, lams: Sequence[float], folds: int = 5, se
     """
     n = len(y)
     F = np.full((len(lams), n), np.nan)
-    skf = StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed)
-    for tr, te in skf.split(np.zeros(n), y):
+    for tr, te in stratified_folds(y, folds, seed):
         sols = solve_lambdas(K[np.ix_(tr, tr)], y[tr], upper[tr], _kept_lambdas(lams, n, len(tr)),
                              solver)
         Kte = K[np.ix_(te, tr)]

@@ -15,7 +15,7 @@ from ..._validation import SVMCoreError
 from ...params import Param
 from ...spec import MAX_ROWS, SEED, Interval, Options
 from ..base import Criterion, ModelFamily, Output
-from ..common import CV_FOLDS, CV_SEED
+from ..common import CV_FOLDS, CV_SEED, stratified_folds
 from .machines import IRWLSSettings, fit_kernel, fit_linear, kmeans_prototypes
 
 CRITERIA = (
@@ -190,10 +190,9 @@ class USVCFamily(ModelFamily):
 
 
 def _folds(y, k: int, seed: int) -> np.ndarray:
-    from sklearn.model_selection import StratifiedKFold
-
+    """Each point's fold number in the families' common k-fold split (``stratified_folds``)."""
     out = np.empty(len(y), dtype=int)
-    for j, (_, te) in enumerate(StratifiedKFold(k, shuffle=True, random_state=seed).split(y, y)):
+    for j, (_, te) in enumerate(stratified_folds(y, k, seed)):
         out[te] = j
     return out
 
