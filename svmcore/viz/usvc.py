@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
+
 from ..datasets.simulations import NAVIA, navia_pos_pdf, navia_threshold_error
 from ..families.usvc.surface import empirical_threshold_error, profile, surface, trajectory
 from .layout import LEGEND_BELOW, MARGIN_BELOW
