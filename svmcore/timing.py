@@ -360,8 +360,11 @@ def on_workers(seconds: float | None, n_columns: int) -> tuple[float | None, int
 
 
 #: seconds to start the worker processes (loky spawns them; each imports numpy, scipy and svmcore).
-#: AMD EPYC, 2 cores: a 5 × 3 grid at n = 300 took 0.91–1.13 s on new workers, 0.05–0.06 s on
-#: running ones and 0.08–0.13 s in one process (three trials)
+#: AMD EPYC, 2 cores: a 5 × 3 SVM grid at n = 300 took 0.91–1.13 s on new workers, 0.05–0.06 s on
+#: running ones and 0.08–0.13 s in one process (three trials). Since the workers import
+#: scikit-learn only when a fit needs it, the same grid of the soft family takes 0.58 s on new
+#: workers (the SVM's still 1.05–1.12 s: its start calls LIBSVM); one figure serves every family,
+#: so a soft sweep's start is overestimated by about 0.4 s
 WORKER_START_SECONDS = 1.0
 
 
