@@ -4,6 +4,7 @@ import streamlit as st
 from svmapp import cosso_page as C
 from svmapp import links
 from svmapp import widgets as W
+from svmapp import ui
 from svmapp.ui import plain
 from svmcore._validation import SVMCoreError
 from svmcore.viz import cosso as figs
@@ -12,6 +13,7 @@ SS = st.session_state
 PARAMS = C.page_params()
 
 st.title("Variable selection (COSSO)")
+ui.lesson_banner()
 st.caption("The sidebar settings don't apply here: this page has its own controls below.")
 st.markdown("COSSO SVM (Zhang 2006): SS-ANOVA components scaled by θ, Σθ ≤ M; one step "
             "(SVM at θ = 1 → linear program for θ → SVM refit), a component is selected when "

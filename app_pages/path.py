@@ -3,6 +3,7 @@ import streamlit as st
 
 from svmapp import links
 from svmapp import path_page as R
+from svmapp import ui
 from svmapp import widgets as W
 from svmcore.viz import path as pviz
 from svmcore.viz import plots
@@ -10,6 +11,7 @@ from svmcore.viz import plots
 PARAMS = R.page_params()
 
 st.title("The regularization path (lin1d)")
+ui.lesson_banner()
 st.markdown(
     "The 1-D example of Wahba et al. 2001, §1.4: n = 257 points equally spaced on [0, 1], "
     "y ~ Bernoulli(p(x)) with p(x) = 0.5 − 0.4 cos(2πx), so sign(p(x) − ½) = +1 exactly on (¼, ¾). "

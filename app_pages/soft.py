@@ -3,6 +3,7 @@ import streamlit as st
 
 from svmapp import links
 from svmapp import soft_page as P
+from svmapp import ui
 from svmapp import widgets as W
 from svmapp.ui import plain
 from svmcore._validation import SVMCoreError
@@ -11,6 +12,7 @@ PARAMS = P.page_params()
 
 st.caption("This page has its own controls; the sidebar settings don't apply here.")
 st.title("Soft classification")
+ui.lesson_banner()
 st.markdown(
     "Penalized likelihood estimates the probability p(x) = P(A | x) itself, not only the sign of "
     "p − ½ that the SVM estimates: it minimises (1/n) Σ [−y_i f_i + log(1 + e^{f_i})] + λ c'Kc "

@@ -5,6 +5,7 @@ import streamlit as st
 
 from svmapp import links
 from svmapp import study_page as Q
+from svmapp import ui
 from svmapp import widgets as W
 from svmapp.ui import plain
 from svmcore._validation import SVMCoreError
@@ -17,6 +18,7 @@ P = {p.name: p for p in PARAMS}
 
 st.caption("This page has its own settings below; the sidebar's settings don't apply here.")
 st.title("Simulation study")
+ui.lesson_banner()
 st.markdown("Run the tuning criteria on many replicate samples and compare how far each one's "
             "pick is from the best point of the grid (inefficiency = target at the pick ÷ the "
             "target's grid minimum; Wahba, Lin, Lee & Zhang 2001, §1.8).")

@@ -4,6 +4,7 @@ import streamlit as st
 from svmapp import links
 from svmapp import usvc_page as U
 from svmapp import widgets as W
+from svmapp import ui
 from svmapp.ui import plain
 from svmcore._validation import SVMCoreError
 from svmcore.viz import usvc as vz
@@ -12,6 +13,7 @@ PARAMS = U.page_params()
 
 st.caption("This page has its own controls; the sidebar settings don't apply here.")
 st.title("Unbiased SVC")
+ui.lesson_banner()
 st.markdown("The classic SVC charges C ξ per slack; the unbiased SVC charges C θ̃ₛ(ξ), a smooth step "
             "at the boundary, and is trained by damped iterated reweighted least squares "
             "(Navia-Vázquez et al. 2004, eqs 6, 20–22). See docs/usvc.md.")

@@ -6,7 +6,8 @@ two or three sentences on what to notice, written for a student who knows logist
 little else. A step's values go through the same settings and codec as a pasted link, so each step
 IS a link (``step_url``); tests/app/test_presets_lessons.py checks every step against the spec.
 Steps on the other model families' pages carry that family's own link keys (``model`` and its
-Params, ``svmcore.codec.link_params``).
+Params, ``svmcore.codec.link_params``). Every step's link names its lesson and step
+(``settings.LESSON_PARAMS``), so every page opened from it shows the step's banner.
 """
 from __future__ import annotations
 
@@ -23,8 +24,6 @@ PAGES = {"tuning": ("app_pages/tuning.py", ""), "summary": ("app_pages/summary.p
          "cosso": ("app_pages/cosso.py", "cosso"), "usvc": ("app_pages/usvc.py", "usvc")}
 #: pages whose view is the sidebar's sweep: a step there sets the run settings and the view
 SWEEP_PAGES = ("tuning", "summary")
-#: pages that show the lesson's banner (they read ``lesson`` and ``step`` from a link)
-BANNER_PAGES = ("tuning", "summary", "losses", "criteria")
 
 
 @dataclass(frozen=True)
@@ -95,16 +94,16 @@ BEYOND = Lesson("beyond", "Beyond the SVM sweep",
          "Penalised logistic regression estimates the probability itself. CKL is its target (it needs "
          "the truth); GACV approximates it and ranGACV is a cheaper randomised version. Notice how "
          "closely the three curves agree on where the minimum is.",
-         {"model": "logistic", "source": "simulation", "dataset": "wahba2d"}, page="soft"),
+         {"model": "logistic", "dataset": "wahba2d"}, page="soft"),
     Step("COSSO: which variables matter",
          "COSSO adds a penalty that can switch whole input variables off. Follow the selection path: as "
          "the penalty grows, the noise variables drop out first and the truly used ones stay.",
-         {"model": "cosso", "source": "simulation", "dataset": "zhang_additive"}, page="cosso"),
+         {"model": "cosso", "dataset": "zhang_additive"}, page="cosso"),
     Step("Unbiased SVC: moving the threshold",
          "An SVM's f(x) is not a probability, so its 0 threshold can be biased when classes are "
          "unbalanced. The unbiased SVC re-estimates the threshold; notice how the error changes as it "
          "moves.",
-         {"model": "usvc", "source": "simulation", "dataset": "navia_a"}, page="usvc"),
+         {"model": "usvc", "dataset": "navia_a"}, page="usvc"),
 ))
 
 LESSONS: tuple[Lesson, ...] = (WAHBA, BEYOND)
@@ -114,14 +113,26 @@ def lesson(lesson_id: str | None) -> Lesson | None:
     return next((les for les in LESSONS if les.id == lesson_id), None)
 
 
+def link_note(lesson_id: str | None, k: int | None) -> str | None:
+    """One note naming what is wrong with a link's lesson and step, or None when both are good
+    (or the link names no lesson)."""
+    if lesson_id is None and k is None:
+        return None
+    les = lesson(lesson_id)
+    if les is None:
+        return (f"link key 'lesson': no lesson {lesson_id!r}; choose from "
+                f"{', '.join(x.id for x in LESSONS)}; it was ignored")
+    if k is None or not 1 <= k <= len(les.steps):
+        given = "none was given" if k is None else f"not {k}"
+        return (f"link key 'step': lesson {les.id!r} has steps 1 to {len(les.steps)}, {given}; "
+                "the lesson was left")
+    return None
+
+
 def step_values(les: Lesson, k: int) -> dict:
-    """Step ``k`` (1-based) as flat values, with the lesson and step named on the pages that show
-    the banner."""
-    st_ = les.steps[k - 1]
-    out = dict(st_.values)
-    if st_.page in BANNER_PAGES:
-        out.update(lesson=les.id, lesson_step=k)
-    return out
+    """Step ``k`` (1-based) as flat values, with the lesson and step named (every page shows the
+    step's banner)."""
+    return {**les.steps[k - 1].values, "lesson": les.id, "lesson_step": k}
 
 
 def step_query(les: Lesson, k: int) -> dict:
@@ -135,7 +146,7 @@ def step_query(les: Lesson, k: int) -> dict:
         return S.to_query(s, view["selected"], view["slice_features"],
                           {n: view[n] for n in S.VIEW_KEYS})
     if "model" in vals:
-        return codec.to_query(vals, codec.link_params(vals["model"]))
+        return codec.to_query(vals, [*codec.link_params(vals["model"]), *S.LESSON_PARAMS])
     return codec.to_query(vals, S.VIEW_PARAMS)
 
 

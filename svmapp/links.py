@@ -13,6 +13,7 @@ from typing import Any, Mapping, Sequence
 
 import streamlit as st
 
+from svmapp import settings as S
 from svmapp import widgets as W
 from svmcore import codec
 from svmcore._validation import SVMCoreError
@@ -40,7 +41,7 @@ def read_link(query: Mapping[str, Any], model: str,
         notes.append(f"link key 'model': this page shows the {model} model, not {q['model']!r}; "
                      "it was ignored")
     q["model"] = model
-    values, problems = codec.decode_query(q, extra=params)
+    values, problems = codec.decode_query(q, extra=params, ignore=S.LESSON_KEYS)  # the app reads those
     notes += problems
     page = {p.name: p for p in params}
     out = {}
@@ -91,9 +92,17 @@ def opened_from_link(prefix: str) -> bool:
     return bool(SS.pop(prefix + "from_link", False))
 
 
+def lesson_query() -> dict[str, str]:
+    """The lesson step being shown, as link parameters (none outside a lesson)."""
+    if not SS.get("lesson"):
+        return {}
+    return codec.to_query({"lesson": SS.lesson, "lesson_step": SS.get("lesson_step")}, S.LESSON_PARAMS)
+
+
 def write(values: Mapping[str, Any], model: str, params: Sequence[Param]) -> None:
-    """Put the page's settings into the URL (only when they changed)."""
-    q = link_query(values, model, params)
+    """Put the page's settings, and the lesson step being shown, into the URL (only when they
+    changed)."""
+    q = {**link_query(values, model, params), **lesson_query()}
     try:
         if dict(st.query_params.to_dict()) != q:
             st.query_params.from_dict(q)

@@ -221,6 +221,9 @@ VIEW_PARAMS: tuple[Param, ...] = (
     Param("lesson_step", Interval(Integral, 1, 50), None, "lesson step",
           "the step of the lesson (1 is the first)", url_key="step", cli_flag=None, widget="none"),
 )
+#: the lesson and its step: every page's link may carry them (the guided lessons, svmapp.lessons)
+LESSON_PARAMS = tuple(p for p in VIEW_PARAMS if p.name in ("lesson", "lesson_step"))
+LESSON_KEYS = tuple(p.key for p in LESSON_PARAMS)
 #: session-state keys of the view that links carry
 VIEW_KEYS = tuple(p.name for p in VIEW_PARAMS if p.name not in ("selected", "slice_features"))
 #: view values a link leaves out when they are at their default (off switches, no lesson)
@@ -318,6 +321,13 @@ def read_link(query: dict) -> tuple[dict | None, dict, list[str]]:
     except SVMCoreError as exc:
         notes.append(f"The link's settings were not used: {exc}. Showing the defaults.")
         return settings_from(), view, notes
+
+
+def read_lesson_link(query: dict) -> tuple[dict, list[str]]:
+    """({lesson, lesson_step} of a link, notes): only the lesson's keys, read by their Params (the
+    pages with links of their own read the rest)."""
+    return codec.decode_query({k: v for k, v in dict(query).items() if k in LESSON_KEYS},
+                              extra=LESSON_PARAMS)
 
 
 # ------------------------------------------------------------------ data

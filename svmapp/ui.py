@@ -131,10 +131,15 @@ def _widget_settings() -> dict:
 def init_state(read_link: bool = True) -> None:
     """First run of a session: settings from the query string (a pasted link) or the defaults.
     Each problem of the link is one note naming its key; the rest of the link is used. A session
-    that opens on a page with a link of its own (``read_link`` False) starts from the defaults."""
+    that opens on a page with a link of its own (``read_link`` False) starts from the defaults.
+    Every page's link may name a lesson step (its banner); a refused one is a note, not a step."""
     if "requested" in SS:
         return
-    qs, view, notes = S.read_link(st.query_params.to_dict() if read_link else {})
+    query = st.query_params.to_dict()
+    own = {k: v for k, v in query.items() if k not in S.LESSON_KEYS}
+    qs, view, notes = S.read_link(own if read_link else {})
+    lesson, SS.lesson_notes = S.read_lesson_link(query)      # every page's link may name a step
+    view.update({} if SS.lesson_notes else lesson)           # a refused key: no lesson, one note
     s = qs or S.settings_from()
     SS.link_note = " ".join(notes) or None
     for k in S.VIEW_KEYS:               # the rest of the view: panels, curves
@@ -790,7 +795,8 @@ def go_step(lesson_id: str, k: int) -> None:
         if not apply_values(vals, f"lesson {lesson_id!r} step {k}"):
             return
     else:
-        SS.lesson, SS.lesson_step = (les.id, k) if step.page in L.BANNER_PAGES else (None, None)
+        SS.lesson, SS.lesson_step = les.id, k
+        SS.pop(f"{step.page}_link_read", None)      # the page reads the step's link (links.restore)
     query = None if step.page in L.SWEEP_PAGES else L.step_query(les, k)
     SS.goto = (L.PAGES[step.page][0], L.PAGES[step.page][1], query)
 
@@ -812,8 +818,14 @@ def lesson_banner() -> None:
     controls stay usable below)."""
     from svmapp import lessons as L
 
+    for note in SS.pop("lesson_notes", None) or ():
+        st.info(plain(note), icon=":material/link_off:")
+    note = L.link_note(SS.get("lesson"), SS.get("lesson_step"))
+    if note is not None:
+        st.info(plain(note), icon=":material/link_off:")
+        SS.lesson, SS.lesson_step = None, None
     les, k = L.lesson(SS.get("lesson")), SS.get("lesson_step")
-    if les is None or not k or not 1 <= k <= len(les.steps):
+    if les is None:
         return
     step = les.steps[k - 1]
     with st.container(border=True, key="lesson_banner"):

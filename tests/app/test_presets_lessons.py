@@ -69,6 +69,7 @@ def test_a_refused_preset_changes_nothing(monkeypatch):
 from urllib.parse import parse_qsl, urlsplit  # noqa: E402
 
 from svmapp import lessons as L  # noqa: E402
+from svmapp.ui import plain  # noqa: E402
 from svmcore import codec  # noqa: E402
 
 
@@ -88,10 +89,12 @@ def test_every_step_passes_the_spec_and_is_a_link(les, k):
         back, view2, notes = S.read_link(dict(parse_qsl(urlsplit(url).query)))
         assert not notes and back == s
         assert view2["tun_shown"] == tuple(view["tun_shown"]) and view2["lesson"] == les.id
-    elif "model" in vals:
-        codec.spec_from_values(vals)                      # the other page's family reads these keys
+    else:
+        if "model" in vals:
+            codec.spec_from_values(step.values)           # the other page's family reads these keys
         q = dict(parse_qsl(urlsplit(L.step_url(les, k)).query))
-        assert codec.decode_query(q)[1] == []
+        assert codec.decode_query(q, extra=S.LESSON_PARAMS) == ({**step.values, **S.read_lesson_link(q)[0]}, [])
+        assert S.read_lesson_link(q) == ({"lesson": les.id, "lesson_step": k}, [])
 
 
 def test_the_lessons_cover_the_story():
@@ -131,6 +134,87 @@ def test_the_lessons_page_shows_every_step_and_switches_page():
     assert not at.exception
     assert any("step 1 of" in m.value for m in at.markdown)
     assert at.get("plotly_chart")[0].key == "loss_fig"
+
+
+#: what each page other than the tuning page draws from a step's link: its charts' keys
+STEP_CHARTS = {"losses": {"loss_fig"}, "path": {"path_truth", "path_fig", "gckl_fig"},
+               "soft": {"soft_contours", "soft_spread"},
+               "cosso": {"cosso_theta_fig", "cosso_tuning_fig", "cosso_region_fig"},
+               "usvc": {"usvc_dens", "usvc_therr", "usvc_surf_svc", "usvc_surf_usvc"}}
+OTHER_STEPS = [(les, k) for les, k in all_steps() if les.steps[k - 1].page != "tuning"]
+
+
+def link_notes(at) -> list[str]:
+    return [i.value for i in at.info if "link" in i.value]
+
+
+@pytest.mark.parametrize("les,k", OTHER_STEPS, ids=[f"{les.id}-{k}" for les, k in OTHER_STEPS])
+def test_a_step_on_another_page_from_its_link_shows_its_banner_and_figures(les, k):
+    """A fresh session opened on the step's link: the step's text, Back and Next above the page's
+    own figures (run from the link), and no note about the link's keys."""
+    step = les.steps[k - 1]
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.switch_page(L.PAGES[step.page][0])
+    at.query_params.update(dict(parse_qsl(urlsplit(L.step_url(les, k)).query)))
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any(f"step {k} of {len(les.steps)}: {plain(step.title)}" in m.value for m in at.markdown)
+    assert at.button(key="lesson_next").disabled == (k == len(les.steps))
+    assert STEP_CHARTS[step.page] <= {c.key for c in at.get("plotly_chart")}
+    assert link_notes(at) == []
+
+
+def test_next_walks_the_other_pages_and_each_step_owns_its_page():
+    """Soft → COSSO → USVC with Next, the COSSO page visited before with other settings: the step's
+    values replace them and its fit runs; the link names the lesson and step; End leaves it."""
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.switch_page("app_pages/cosso.py")
+    at.query_params.update({"model": "cosso", "dataset": "wdbc"})
+    at.run()
+    assert at.session_state["cosso_dataset"] == "wdbc"
+    at.switch_page("app_pages/lessons.py").run()
+    at.button(key="go_beyond_1").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert {"soft_contours", "soft_spread"} <= {c.key for c in at.get("plotly_chart")}
+    at.button(key="lesson_next").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.session_state["cosso_dataset"] == "zhang_additive"           # the step's, not wdbc
+    assert STEP_CHARTS["cosso"] <= {c.key for c in at.get("plotly_chart")}
+    assert any("step 2 of 3" in m.value for m in at.markdown)
+    q = {k: (v[-1] if isinstance(v, list) else v) for k, v in at.query_params.items()}
+    assert q["lesson"] == "beyond" and q["step"] == "2" and q["model"] == "cosso"
+    at.button(key="lesson_next").click().run()
+    assert not at.exception and STEP_CHARTS["usvc"] <= {c.key for c in at.get("plotly_chart")}
+    at.button(key="lesson_end").click().run()
+    assert not any("step 3 of" in m.value for m in at.markdown) and at.session_state["lesson"] is None
+
+
+@pytest.mark.parametrize("page,query,named", [
+    ("losses", {"lesson": "nope", "step": "1"}, "'lesson': no lesson 'nope'"),
+    ("usvc", {"model": "usvc", "lesson": "beyond", "step": "9"}, "'step': lesson 'beyond' has steps 1 to 3, not 9"),
+    ("path", {"lesson": "wahba"}, "'step': lesson 'wahba' has steps 1 to 7, none was given"),
+    ("path", {"lesson": "wahba", "step": "x"}, "'step'"),
+    ("tuning", {**{k: str(v) for k, v in TINY.items()}, "lesson": "wahba", "step": "12"},
+     "'step': lesson 'wahba' has steps 1 to 7, not 12"),
+])
+def test_a_bad_lesson_in_a_link_is_one_note_naming_it(page, query, named):
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.switch_page(L.PAGES[page][0])
+    at.query_params.update(query)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    notes = link_notes(at)
+    assert len(notes) == 1 and named in notes[0].replace("\\", ""), notes
+    assert not any("step " in m.value and " of " in m.value for m in at.markdown)   # no banner
+
+
+def test_lesson_pages_read_their_own_link_flags():
+    """``go_step`` makes a step's page re-read its link through the flag ``<page>_link_read``
+    (svmapp.links.restore): each page's prefix is its name in ``lessons.PAGES``."""
+    from svmapp import cosso_page, path_page, soft_page, usvc_page
+
+    for page, mod in (("path", path_page), ("soft", soft_page), ("cosso", cosso_page), ("usvc", usvc_page)):
+        assert mod.PREFIX == page + "_" and page in L.PAGES
 
 
 # ------------------------------------------------------------------ the settings file
