@@ -82,3 +82,5 @@ def test_surface_legend_clear_of_the_colour_bar():
     # ... and the legend is horizontal in the bottom margin, below both panels
     assert leg.orientation == "h" and leg.yref == "container" and leg.y == 0 and leg.yanchor == "bottom"
     assert f.layout.margin.b >= 100
+    # the profile's axis is on the right (in the right margin), so the gap holds the bar alone
+    assert f.layout.yaxis2.side == "right" and f.layout.margin.r >= 40

@@ -45,9 +45,10 @@ def surface_figure(x, y, C: float, loss: str, s: float = 2.0, paths: dict | None
     n = len(np.ravel(y))
     S = surface(x, y, th, w, C, loss, s)
     prof, wmin = profile(S, w, C, n)
-    fig = make_subplots(1, 2, horizontal_spacing=0.16,
-                        subplot_titles=(f"{loss.upper()} surface L̃_P(Th, w) / (C n)",
-                                        "profile min_w L̃_P / (C n)"))
+    # the colour bar stands in the gap, and the profile's axis is on its right, so that at a
+    # phone's width (390 px) neither the bar nor the two titles run into each other
+    fig = make_subplots(1, 2, horizontal_spacing=0.2,
+                        subplot_titles=(f"{loss.upper()}: L̃_P(Th, w) / (C n)", "min over w"))
     right = fig.layout.xaxis.domain[1]
     fig.add_trace(go.Contour(x=th, y=w, z=np.log10(S / (C * n)), colorscale="Viridis", name="surface",
                              colorbar=dict(title="log10", x=right + 0.01, xanchor="left",
@@ -60,7 +61,8 @@ def surface_figure(x, y, C: float, loss: str, s: float = 2.0, paths: dict | None
     fig.add_scatter(x=th, y=prof, name="profile", row=1, col=2)
     fig.update_xaxes(title_text="Th", range=[th[0], th[-1]])
     fig.update_yaxes(title_text="w", range=[w[0], w[-1]], row=1, col=1)
-    fig.update_layout(legend=LEGEND_BELOW, margin=MARGIN_BELOW, height=500)
+    fig.update_yaxes(side="right", row=1, col=2)
+    fig.update_layout(legend=LEGEND_BELOW, margin={**MARGIN_BELOW, "r": 40}, height=500)  # r: the ticks
     return fig
 
 

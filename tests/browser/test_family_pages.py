@@ -106,6 +106,31 @@ def test_cosso_page_small_fit(server, page):
     _figure_by_title(figs, "Test error")
     assert "n_M=4" in page.url and "model=cosso" in page.url                  # the shown fit's link
     _assert_clean(page, "cosso")
+    _restored_from_link_equals(page, 5, "cosso_restored")
+
+
+#: every figure's title and its traces' names and data, and every number box's value
+VIEW_JS = """() => ({ boxes: Array.from(document.querySelectorAll('[data-testid="stNumberInput"] input'))
+    .map(e => e.value),
+  figures: Array.from(document.querySelectorAll('.js-plotly-plot')).map(gd => JSON.stringify([
+    gd.layout.title && gd.layout.title.text,
+    gd.data.map(t => [t.name || '', t.x, t.y, t.z])])) })"""
+
+
+def _restored_from_link_equals(page, n_figures, name):
+    """A new tab opened on ``page``'s link draws the same figures from the same settings."""
+    first = page.evaluate(VIEW_JS)
+    assert len(first["figures"]) >= n_figures and "50" in first["boxes"]     # n = 50 was typed
+    again = page.context.browser.new_page(viewport=VIEWPORT)                 # a new session
+    again.set_default_timeout(60_000)
+    again.goto(page.url)
+    _wait_plots(again, n_figures)
+    again.wait_for_timeout(1000)
+    second = again.evaluate(VIEW_JS)
+    assert second["boxes"] == first["boxes"] and len(second["figures"]) == len(first["figures"])
+    assert second["figures"] == first["figures"]
+    _assert_clean(again, name)
+    again.close()
 
 
 def test_usvc_page_small_n(server, page):
@@ -167,7 +192,8 @@ TITLE_BOXES_JS = """() => { const gd = Array.from(document.querySelectorAll('.js
     const r = a.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; }); }"""
 #: the width of each figure on the screen, by title
 WIDTHS_JS = """() => Array.from(document.querySelectorAll('.js-plotly-plot')).map(gd =>
-  [(gd.layout.title.text || '').replace(/<[^>]+>/g, ''), gd.getBoundingClientRect().width])"""
+  [(gd.layout.title && gd.layout.title.text || '').replace(/<[^>]+>/g, '') || gd.parentElement.className,
+   gd.getBoundingClientRect().width])"""
 
 
 def _overlap(a, b) -> bool:
@@ -196,6 +222,47 @@ def test_path_page_at_three_widths(server, browser, width):
         pg.screenshot(path=str(ROOT / "artifacts" / f"path_{width}.png"), full_page=True)
         for k, name in enumerate(("truth", "panels")):              # the figures below the fold
             pg.locator(PLOTS).nth(k).screenshot(path=str(ROOT / "artifacts" / f"path_{width}_{name}.png"))
+        assert pg.locator('[data-testid="stException"]').count() == 0
+        assert pg.locator('[data-testid="stAlertContentError"]').count() == 0
+    finally:
+        pg.close()
+
+
+#: per figure: its title, its legend's box, its colour bars' boxes, the boxes of the tick labels of
+#: its second subplot and of its annotations (subplot titles), on the screen
+LEGEND_BOXES_JS = """() => Array.from(document.querySelectorAll('.js-plotly-plot')).map(gd => {
+  const box = e => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
+  const all = sel => Array.from(gd.querySelectorAll(sel)).map(box);
+  const leg = gd.querySelector('g.legend');
+  return [(gd.layout.title && gd.layout.title.text || '').replace(/<[^>]+>/g, ''), leg ? box(leg) : null,
+          all('g.colorbar'), all('g.x2tick text, g.y2tick text'), all('g.annotation')]; })"""
+
+
+@pytest.mark.parametrize("width", [1440, 1000, 390])
+@pytest.mark.parametrize("path,count", [("cosso?model=cosso&n=50&n_M=4", 5), ("usvc?model=usvc&n=50", 6)])
+def test_legends_clear_of_colour_bars_at_three_widths(server, browser, path, count, width):
+    """The Unbiased SVC's and COSSO's figures with a colour bar: the legend is drawn clear of it,
+    and no figure is squeezed, at 1440, 1000 and 390 px."""
+    pg = browser.new_page(viewport={"width": width, "height": 900})
+    pg.set_default_timeout(60_000)
+    try:
+        pg.goto(f"{server}/{path}")
+        _wait_plots(pg, count)
+        pg.wait_for_timeout(700)
+        figs = pg.evaluate(LEGEND_BOXES_JS)
+        with_bars = [f for f in figs if f[1] and f[2]]
+        assert with_bars, figs                                   # the check has something to check
+        for title, leg, bars, ticks, notes in with_bars:
+            assert not any(_overlap(leg, b) for b in bars), (width, title, leg, bars)
+            assert not any(_overlap(t, b) for t in ticks for b in bars), (width, title, "ticks")
+            clash = [(i, j) for i in range(len(notes)) for j in range(i) if _overlap(notes[i], notes[j])]
+            assert not clash, (width, title, "annotations", clash)
+        widths = pg.evaluate(WIDTHS_JS)
+        assert all(w >= min(300, width - 60) for _, w in widths), widths
+        name = path.split("?")[0]
+        pg.screenshot(path=str(ROOT / "artifacts" / f"{name}_{width}.png"), full_page=True)
+        first_bar = next(i for i, f in enumerate(figs) if f[1] and f[2])            # below the fold
+        pg.locator(PLOTS).nth(first_bar).screenshot(path=str(ROOT / "artifacts" / f"{name}_{width}_bar.png"))
         assert pg.locator('[data-testid="stException"]').count() == 0
         assert pg.locator('[data-testid="stAlertContentError"]').count() == 0
     finally:
