@@ -48,7 +48,7 @@ def surface_figure(x, y, C: float, loss: str, s: float = 2.0, paths: dict | None
     # the colour bar stands in the gap, and the profile's axis is on its right, so that at a
     # phone's width (390 px) neither the bar nor the two titles run into each other
     fig = make_subplots(1, 2, horizontal_spacing=0.2,
-                        subplot_titles=(f"{loss.upper()}: L̃_P(Th, w) / (C n)", "min over w"))
+                        subplot_titles=(f"{loss.upper()} surface L̃_P / (C n)", "min over w"))
     right = fig.layout.xaxis.domain[1]
     fig.add_trace(go.Contour(x=th, y=w, z=np.log10(S / (C * n)), colorscale="Viridis", name="surface",
                              colorbar=dict(title="log10", x=right + 0.01, xanchor="left",
