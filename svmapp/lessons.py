@@ -7,7 +7,7 @@ little else. A step's values go through the same settings and codec as a pasted 
 IS a link (``step_url``); tests/app/test_presets_lessons.py checks every step against the spec.
 Steps on the other model families' pages carry that family's own link keys (``model`` and its
 Params, ``svmcore.codec.link_params``). Every step's link names its lesson and step
-(``settings.LESSON_PARAMS``), so every page opened from it shows the step's banner.
+(``settings.EVERY_PAGE_PARAMS``), so every page opened from it shows the step's banner.
 """
 from __future__ import annotations
 
@@ -146,7 +146,7 @@ def step_query(les: Lesson, k: int) -> dict:
         return S.to_query(s, view["selected"], view["slice_features"],
                           {n: view[n] for n in S.VIEW_KEYS})
     if "model" in vals:
-        return codec.to_query(vals, [*codec.link_params(vals["model"]), *S.LESSON_PARAMS])
+        return codec.to_query(vals, [*codec.link_params(vals["model"]), *S.EVERY_PAGE_PARAMS])
     return codec.to_query(vals, S.VIEW_PARAMS)
 
 

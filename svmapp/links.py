@@ -41,7 +41,7 @@ def read_link(query: Mapping[str, Any], model: str,
         notes.append(f"link key 'model': this page shows the {model} model, not {q['model']!r}; "
                      "it was ignored")
     q["model"] = model
-    values, problems = codec.decode_query(q, extra=params, ignore=S.LESSON_KEYS)  # the app reads those
+    values, problems = codec.decode_query(q, extra=params, ignore=S.EVERY_PAGE_KEYS)  # the app reads those
     notes += problems
     page = {p.name: p for p in params}
     out = {}
@@ -92,17 +92,18 @@ def opened_from_link(prefix: str) -> bool:
     return bool(SS.pop(prefix + "from_link", False))
 
 
-def lesson_query() -> dict[str, str]:
-    """The lesson step being shown, as link parameters (none outside a lesson)."""
-    if not SS.get("lesson"):
-        return {}
-    return codec.to_query({"lesson": SS.lesson, "lesson_step": SS.get("lesson_step")}, S.LESSON_PARAMS)
+def every_page_query() -> dict[str, str]:
+    """Presentation mode (when on) and the lesson step being shown, as link parameters."""
+    vals = {"w_present": True if SS.get("w_present") else None}
+    if SS.get("lesson"):
+        vals.update(lesson=SS.lesson, lesson_step=SS.get("lesson_step"))
+    return codec.to_query(vals, S.EVERY_PAGE_PARAMS)
 
 
 def write(values: Mapping[str, Any], model: str, params: Sequence[Param]) -> None:
-    """Put the page's settings, and the lesson step being shown, into the URL (only when they
-    changed)."""
-    q = {**link_query(values, model, params), **lesson_query()}
+    """Put the page's settings, presentation mode and the lesson step being shown into the URL (only
+    when they changed)."""
+    q = {**link_query(values, model, params), **every_page_query()}
     try:
         if dict(st.query_params.to_dict()) != q:
             st.query_params.from_dict(q)

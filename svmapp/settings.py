@@ -221,9 +221,10 @@ VIEW_PARAMS: tuple[Param, ...] = (
     Param("lesson_step", Interval(Integral, 1, 50), None, "lesson step",
           "the step of the lesson (1 is the first)", url_key="step", cli_flag=None, widget="none"),
 )
-#: the lesson and its step: every page's link may carry them (the guided lessons, svmapp.lessons)
-LESSON_PARAMS = tuple(p for p in VIEW_PARAMS if p.name in ("lesson", "lesson_step"))
-LESSON_KEYS = tuple(p.key for p in LESSON_PARAMS)
+#: what every page's link may carry, whatever the page: presentation mode and the lesson step
+#: being shown (the guided lessons, svmapp.lessons)
+EVERY_PAGE_PARAMS = tuple(p for p in VIEW_PARAMS if p.name in ("w_present", "lesson", "lesson_step"))
+EVERY_PAGE_KEYS = tuple(p.key for p in EVERY_PAGE_PARAMS)
 #: session-state keys of the view that links carry
 VIEW_KEYS = tuple(p.name for p in VIEW_PARAMS if p.name not in ("selected", "slice_features"))
 #: view values a link leaves out when they are at their default (off switches, no lesson)
@@ -323,11 +324,16 @@ def read_link(query: dict) -> tuple[dict | None, dict, list[str]]:
         return settings_from(), view, notes
 
 
-def read_lesson_link(query: dict) -> tuple[dict, list[str]]:
-    """({lesson, lesson_step} of a link, notes): only the lesson's keys, read by their Params (the
-    pages with links of their own read the rest)."""
-    return codec.decode_query({k: v for k, v in dict(query).items() if k in LESSON_KEYS},
-                              extra=LESSON_PARAMS)
+def read_every_page_link(query: dict) -> tuple[dict, list[str]]:
+    """({name: value} of the keys every page's link may carry, notes), read by their Params (the
+    pages with links of their own read the rest). A refused lesson or step leaves out both: one
+    note, and no step."""
+    q = {k: v for k, v in dict(query).items() if k in EVERY_PAGE_KEYS}
+    values, notes = codec.decode_query(q, extra=EVERY_PAGE_PARAMS)
+    if any(f"link key '{k}'" in n for n in notes for k in ("lesson", "step")):
+        values.pop("lesson", None)
+        values.pop("lesson_step", None)
+    return values, notes
 
 
 # ------------------------------------------------------------------ data

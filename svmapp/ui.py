@@ -132,14 +132,15 @@ def init_state(read_link: bool = True) -> None:
     """First run of a session: settings from the query string (a pasted link) or the defaults.
     Each problem of the link is one note naming its key; the rest of the link is used. A session
     that opens on a page with a link of its own (``read_link`` False) starts from the defaults.
-    Every page's link may name a lesson step (its banner); a refused one is a note, not a step."""
+    Every page's link may carry presentation mode and a lesson step (its banner); a refused one is
+    a note."""
     if "requested" in SS:
         return
     query = st.query_params.to_dict()
-    own = {k: v for k, v in query.items() if k not in S.LESSON_KEYS}
+    own = {k: v for k, v in query.items() if k not in S.EVERY_PAGE_KEYS}
     qs, view, notes = S.read_link(own if read_link else {})
-    lesson, SS.lesson_notes = S.read_lesson_link(query)      # every page's link may name a step
-    view.update({} if SS.lesson_notes else lesson)           # a refused key: no lesson, one note
+    common, SS.every_page_notes = S.read_every_page_link(query)   # presentation mode, lesson step
+    view.update(common)
     s = qs or S.settings_from()
     SS.link_note = " ".join(notes) or None
     for k in S.VIEW_KEYS:               # the rest of the view: panels, curves
@@ -818,7 +819,7 @@ def lesson_banner() -> None:
     controls stay usable below)."""
     from svmapp import lessons as L
 
-    for note in SS.pop("lesson_notes", None) or ():
+    for note in SS.pop("every_page_notes", None) or ():
         st.info(plain(note), icon=":material/link_off:")
     note = L.link_note(SS.get("lesson"), SS.get("lesson_step"))
     if note is not None:

@@ -93,8 +93,8 @@ def test_every_step_passes_the_spec_and_is_a_link(les, k):
         if "model" in vals:
             codec.spec_from_values(step.values)           # the other page's family reads these keys
         q = dict(parse_qsl(urlsplit(L.step_url(les, k)).query))
-        assert codec.decode_query(q, extra=S.LESSON_PARAMS) == ({**step.values, **S.read_lesson_link(q)[0]}, [])
-        assert S.read_lesson_link(q) == ({"lesson": les.id, "lesson_step": k}, [])
+        assert codec.decode_query(q, extra=S.EVERY_PAGE_PARAMS) == ({**step.values, **S.read_every_page_link(q)[0]}, [])
+        assert S.read_every_page_link(q) == ({"lesson": les.id, "lesson_step": k}, [])
 
 
 def test_the_lessons_cover_the_story():
@@ -206,6 +206,34 @@ def test_a_bad_lesson_in_a_link_is_one_note_naming_it(page, query, named):
     notes = link_notes(at)
     assert len(notes) == 1 and named in notes[0].replace("\\", ""), notes
     assert not any("step " in m.value and " of " in m.value for m in at.markdown)   # no banner
+
+
+@pytest.mark.parametrize("page", ["path", "usvc"])
+def test_presentation_mode_and_the_step_stay_in_every_pages_link(page):
+    """``present=1`` and a step on a page with its own link: presentation mode on, no note, and the
+    link the page writes back keeps both beside the page's own settings."""
+    les, k = next((les, k) for les, k in OTHER_STEPS if les.steps[k - 1].page == page)
+    q = {**dict(parse_qsl(urlsplit(L.step_url(les, k)).query)), "present": "true"}
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.switch_page(L.PAGES[page][0])
+    at.query_params.update(q)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.session_state["w_present"] is True and link_notes(at) == []
+    back = {k: (v[-1] if isinstance(v, list) else v) for k, v in at.query_params.items()}
+    assert back["present"] == "true" and back["lesson"] == les.id and back["step"] == str(k)
+
+
+def test_end_leaves_the_lesson_and_its_link():
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.switch_page("app_pages/usvc.py")
+    at.query_params.update(dict(parse_qsl(urlsplit(L.step_url(L.BEYOND, 3)).query)))
+    at.run()
+    assert at.query_params["lesson"] in ("beyond", ["beyond"])
+    at.button(key="lesson_end").click().run()
+    assert not at.exception and at.session_state["lesson"] is None
+    assert "lesson" not in at.query_params and "step" not in at.query_params
+    assert at.query_params["model"] in ("usvc", ["usvc"])                   # the page's own link stays
 
 
 def test_lesson_pages_read_their_own_link_flags():

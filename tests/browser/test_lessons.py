@@ -154,15 +154,18 @@ def test_clicked_curve_in_view_at_1440x900(server, browser):
     page.close()
 
 
-def test_next_and_back_cross_pages(server, browser):
+@pytest.mark.parametrize("present", [False, True])
+def test_next_and_back_cross_pages(server, browser, present):
     """From a tuning step, Next opens the path page's step with its banner and figures, and Next
-    again the tuning page's next step; Back returns; the address bar names each step."""
-    page = open_page(browser, server + L.step_url(L.WAHBA, 3))
+    again the tuning page's next step; Back returns; the address bar names each step (and
+    presentation mode, when on)."""
+    page = open_page(browser, server + L.step_url(L.WAHBA, 3) + ("&present=1" if present else ""))
     wait_titles(page, ["MISCLASS", "Decision curves"])
     page.get_by_role("button", name="Next").click()
     page.get_by_text("step 4 of 7").first.wait_for()
     wait_titles(page, PAGE_TITLES["path"])
     assert "/path?" in page.url and "step=4" in page.url
+    assert ("present=true" in page.url) == present
     page.get_by_role("button", name="Next").click()
     page.get_by_text("step 5 of 7").first.wait_for()
     wait_titles(page, ["GACV", "XA", "Decision curves"])
