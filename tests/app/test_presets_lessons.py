@@ -162,6 +162,8 @@ def test_a_step_on_another_page_from_its_link_shows_its_banner_and_figures(les, 
     assert at.button(key="lesson_next").disabled == (k == len(les.steps))
     assert STEP_CHARTS[step.page] <= {c.key for c in at.get("plotly_chart")}
     assert link_notes(at) == []
+    edge = [t.value for t in at.text if "edge" in t.value]
+    assert not edge, edge                                # the step's picks lie inside its grid
 
 
 def test_next_walks_the_other_pages_and_each_step_owns_its_page():
