@@ -66,6 +66,16 @@ def _number(p: Param, ui, disabled: bool, label: str, helptext: str, prefix: str
     return ui.number_input(label, key=key(p, prefix), disabled=disabled, help=helptext, **kw)
 
 
+#: what the select box of an optional choice holds for None: Streamlit reads a None value as
+#: "nothing chosen" and shows an empty box, not the choice "none"
+NONE_CHOICE = "(none)"
+
+
+def _none_choice(p: Param) -> bool:
+    """Whether ``p`` is a choice that admits None (its select box holds ``NONE_CHOICE`` for it)."""
+    return optional(p) and _inner(p.constraint, Options) is not None
+
+
 def render(p: Param, ui, *, disabled: bool = False, label: str | None = None, prefix: str = "w_"):
     """Draw ``p`` in ``ui`` (``st`` or a container) from its widget kind and constraint; its key
     is ``prefix`` + name."""
@@ -83,9 +93,9 @@ def render(p: Param, ui, *, disabled: bool = False, label: str | None = None, pr
                               help=helptext)
     opts = _inner(c, Options)
     if opts is not None:
-        choices = ([None] if optional(p) else []) + list(opts.choices)
+        choices = ([NONE_CHOICE] if optional(p) else []) + list(opts.choices)
         return ui.selectbox(label, choices, key=k, disabled=disabled, help=helptext,
-                            format_func=p.format)
+                            format_func=lambda v: p.format(None if v == NONE_CHOICE else v))
     if _inner(c, Interval) is not None:
         return _number(p, ui, disabled, label, helptext, prefix)
     return ui.text_input(label, key=k, disabled=disabled, help=helptext)
@@ -106,6 +116,8 @@ def value(p: Param, state: Mapping, prefix: str = "w_") -> Any:
     if optional(p) and _inner(p.constraint, Interval) is not None and not state.get(on_key(p, prefix)):
         return None
     v = state.get(key(p, prefix), p.default)
+    if v == NONE_CHOICE and _none_choice(p):
+        return None
     if isinstance(v, list):
         return list(v)
     if isinstance(v, str) and _inner(p.constraint, Options) is None:
@@ -126,6 +138,8 @@ def put(p: Param, state: MutableMapping, v: Any, prefix: str = "w_") -> None:
         v = int(v) if iv.kind is Integral else float(v)
     if isinstance(v, tuple):
         v = list(v)
+    if v is None and _none_choice(p):
+        v = NONE_CHOICE
     state[key(p, prefix)] = v
 
 

@@ -9,6 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 from svmapp import cosso_page as C
 from svmapp import links
+from svmapp import widgets as W
 from svmcore.datasets.simulations import make_simulation
 from svmcore.families.cosso.family import fit_cosso, payload
 from svmcore.viz import cosso as figs
@@ -49,6 +50,24 @@ def test_page_renders_and_fits():
     assert len(at.metric) == 4
     assert any(t.value.startswith("selected:") for t in at.text)
     assert "cosso_result" in at.session_state
+
+
+def test_the_tuning_rule_box_shows_none_and_each_rule():
+    """The optional tuning rule: its box shows the choice "none" (not an empty box, as a None value
+    would), which reads back as None (the family's own rule); a rule chosen goes into the link."""
+    at = _page()
+    box = at.selectbox(key="cosso_tune")
+    assert box.value == W.NONE_CHOICE and box.options[0] == "none"
+    assert W.value(next(p for p in C.page_params() if p.name == "tune"), at.session_state, C.PREFIX) is None
+    box.set_value("gacv")
+    at.number_input(key="cosso_n").set_value(60)
+    at.number_input(key="cosso_n_M").set_value(3)
+    at.button(key="cosso_fit").click().run()
+    assert not at.exception and not at.error
+    assert at.session_state["cosso_result"]["out"]["tune"] == "gacv"
+    assert at.query_params["tune"] in ("gacv", ["gacv"])
+    again = _page({k: (v[-1] if isinstance(v, list) else v) for k, v in dict(at.query_params).items()})
+    assert again.selectbox(key="cosso_tune").value == "gacv"
 
 
 def test_a_view_restored_from_its_link_equals_the_original():

@@ -53,6 +53,9 @@ def _figure_by_title(figures, prefix):
 def _assert_clean(page, name):
     page.screenshot(path=str(ROOT / "artifacts" / f"{name}.png"), full_page=True)
     assert page.locator('[data-testid="stException"]').count() == 0
+    empty = page.locator('[data-testid="stSelectbox"] input').evaluate_all(
+        "els => els.filter(e => !e.value).map(e => e.getAttribute('aria-label'))")
+    assert empty == [], empty                                             # no select box left empty
     errors = page.locator('[data-testid="stAlertContentError"]')
     assert errors.count() == 0, errors.all_inner_texts()
 

@@ -28,6 +28,9 @@ def open_page(browser, url, width=1440, height=900):
 
 def no_errors(page):
     assert page.locator('[data-testid="stException"]').count() == 0
+    empty = page.locator('[data-testid="stSelectbox"] input').evaluate_all(
+        "els => els.filter(e => !e.value).map(e => e.getAttribute('aria-label'))")
+    assert empty == [], empty                                             # no select box left empty
 
 
 def wait_titles(page, names):
