@@ -71,6 +71,14 @@ def test_figures():
     assert len(vz.kernel_machine_figure(w, {"k": km}, resolution=30).data) == 5
 
 
+def test_close_thresholds_get_labels_at_different_heights():
+    f = vz.threshold_error_figure("navia_a", thresholds={"LS": 0.358, "SVC": 0.401, "USVC": 0.478, "none": None})
+    notes = sorted(f.layout.annotations, key=lambda a: a.x)
+    assert [a.text for a in notes] == ["LS: 0.358", "SVC: 0.401", "USVC: 0.478"]
+    assert len({a.y for a in notes}) == 3 and all(a.yref == "paper" for a in notes)
+    assert [sh.x0 for sh in f.layout.shapes] == [0.358, 0.401, 0.478]       # a line at each
+
+
 def test_surface_legend_clear_of_the_colour_bar():
     d = make_navia_b(60, 0)
     f = vz.surface_figure(d.X[:, 0], d.y, 10.0, "svc", th_grid=np.linspace(0, 1, 11),

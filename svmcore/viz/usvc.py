@@ -29,9 +29,12 @@ def threshold_error_figure(name: str, x=None, y=None, thresholds: dict | None = 
     if x is not None:
         fig.add_scatter(x=th, y=empirical_threshold_error(x, y, th), name="training CE",
                         line=dict(dash="dot"))
-    for label, t in (thresholds or {}).items():
-        if t is not None and np.isfinite(t):
-            fig.add_vline(x=float(t), line_dash="dash", annotation_text=f"{label}: {t:.3f}")
+    chosen = sorted((float(t), label) for label, t in (thresholds or {}).items()
+                    if t is not None and np.isfinite(t))
+    for k, (t, label) in enumerate(chosen):      # one height each: close thresholds' labels clear
+        fig.add_vline(x=t, line_dash="dash")
+        fig.add_annotation(x=t, y=1.0 - 0.08 * k, xref="x", yref="paper", text=f"{label}: {t:.3f}",
+                           showarrow=False, xanchor="left", yanchor="bottom", bgcolor="rgba(255,255,255,0.7)")
     fig.update_layout(title=f"{name}: error vs threshold", xaxis_title="threshold Th",
                       yaxis_title="classification error")
     return fig

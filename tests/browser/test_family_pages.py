@@ -242,10 +242,11 @@ LEGEND_BOXES_JS = """() => Array.from(document.querySelectorAll('.js-plotly-plot
 
 
 @pytest.mark.parametrize("width", [1440, 1000, 390])
-@pytest.mark.parametrize("path,count", [("cosso?model=cosso&n=50&n_M=4", 5), ("usvc?model=usvc&n=50", 6)])
-def test_legends_clear_of_colour_bars_at_three_widths(server, browser, path, count, width):
-    """The Unbiased SVC's and COSSO's figures with a colour bar: the legend is drawn clear of it,
-    and no figure is squeezed, at 1440, 1000 and 390 px."""
+@pytest.mark.parametrize("path,count", [("cosso?model=cosso&n=50&n_M=4", 5), ("usvc?model=usvc", 6)])
+def test_legends_bars_and_labels_clear_at_three_widths(server, browser, path, count, width):
+    """The Unbiased SVC's and COSSO's figures at 1440, 1000 and 390 px: a legend clear of its
+    colour bar, the bar clear of the next subplot's ticks, no two annotations (subplot titles, the
+    chosen thresholds' labels) over each other, and no figure squeezed."""
     pg = browser.new_page(viewport={"width": width, "height": 900})
     pg.set_default_timeout(60_000)
     try:
@@ -255,9 +256,10 @@ def test_legends_clear_of_colour_bars_at_three_widths(server, browser, path, cou
         figs = pg.evaluate(LEGEND_BOXES_JS)
         with_bars = [f for f in figs if f[1] and f[2]]
         assert with_bars, figs                                   # the check has something to check
-        for title, leg, bars, ticks, notes in with_bars:
+        for title, leg, bars, ticks, _ in with_bars:
             assert not any(_overlap(leg, b) for b in bars), (width, title, leg, bars)
             assert not any(_overlap(t, b) for t in ticks for b in bars), (width, title, "ticks")
+        for title, _, _, _, notes in figs:                       # subplot titles, threshold labels
             clash = [(i, j) for i in range(len(notes)) for j in range(i) if _overlap(notes[i], notes[j])]
             assert not clash, (width, title, "annotations", clash)
         widths = pg.evaluate(WIDTHS_JS)
