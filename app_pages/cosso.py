@@ -12,22 +12,23 @@ from svmcore.viz import cosso as figs
 SS = st.session_state
 PARAMS = C.page_params()
 
-st.title("Variable selection (COSSO)")
-ui.lesson_banner()
-st.caption("The sidebar settings don't apply here: this page has its own controls below.")
-st.markdown("COSSO SVM (Zhang 2006): SS-ANOVA components scaled by θ, Σθ ≤ M; one step "
-            "(SVM at θ = 1 → linear program for θ → SVM refit), a component is selected when "
-            "θ > threshold. See `docs/cosso.md`.")
+ui.page_head("Variable selection (COSSO)",
+             "COSSO SVM (Zhang 2006): SS-ANOVA components scaled by θ, Σθ ≤ M; one step "
+             "(SVM at θ = 1 → linear program for θ → SVM refit), a component is selected when "
+             "θ > threshold. See `docs/cosso.md`.",
+             "The sidebar settings don't apply here: this page has its own controls below.")
 links.show_notes(links.restore(PARAMS, C.PREFIX, C.MODEL))
 
 by_name = {p.name: p for p in PARAMS}
-cols = st.columns(3) + st.columns(3) + st.columns(3)
-for col, p in zip(cols, PARAMS[:-1]):
-    W.render(p, col, prefix=C.PREFIX, disabled=p.name == "n" and SS["cosso_dataset"] not in C.SIMS)
-W.render(by_name["compare"], st, prefix=C.PREFIX)
+with ui.controls_box():
+    cols = st.columns(3) + st.columns(3) + st.columns(3)
+    for col, p in zip(cols, PARAMS[:-1]):
+        W.render(p, col, prefix=C.PREFIX, disabled=p.name == "n" and SS["cosso_dataset"] not in C.SIMS)
+    W.render(by_name["compare"], st, prefix=C.PREFIX)
+    fit = st.button("Fit COSSO", key="cosso_fit")
 values = links.values(PARAMS, C.PREFIX)
 
-if st.button("Fit COSSO", key="cosso_fit") or links.opened_from_link(C.PREFIX):
+if fit or links.opened_from_link(C.PREFIX):
     try:
         with st.spinner("fitting and tuning…"):
             SS["cosso_result"] = C.run(values)
@@ -45,8 +46,11 @@ if res is not None:
     m4.metric("seconds", f"{out['seconds']:.1f}")
     st.text("selected: " + (", ".join(out["selected"]) or "(none)"))
     st.text(f"λ0: log2(nλ0) = {out['log2_nlambda0']:g}; rounds at the chosen M: {out['rounds']}")
+    if ui.presenting():          # the selection path (the lesson's figure) first
+        st.plotly_chart(figs.theta_path_figure(out), key="cosso_theta_fig")
     st.plotly_chart(figs.tuning_figure(out), key="cosso_tuning_fig")
-    st.plotly_chart(figs.theta_path_figure(out), key="cosso_theta_fig")
+    if not ui.presenting():
+        st.plotly_chart(figs.theta_path_figure(out), key="cosso_theta_fig")
     st.plotly_chart(figs.component_figure(model, out.get("dataset")), key="cosso_comp_fig")
     if data.d >= 2:
         j, k = C.slice_axes(model)

@@ -10,25 +10,29 @@ from svmcore.viz import plots
 
 PARAMS = R.page_params()
 
-st.title("The regularization path (lin1d)")
-ui.lesson_banner()
-st.markdown(
+ui.page_head(
+    "The regularization path (lin1d)",
     "The 1-D example of Wahba et al. 2001, §1.4: n = 257 points equally spaced on [0, 1], "
     "y ~ Bernoulli(p(x)) with p(x) = 0.5 − 0.4 cos(2πx), so sign(p(x) − ½) = +1 exactly on (¼, ¾). "
     "Each panel is the SVM solution f(x) at one nλ between 2^−1 and 2^−25 (red: the GCKL minimizer). "
     "Near the GCKL minimizer (red) f is close to sign(p(x) − ½): the SVM estimates the Bayes rule, "
     "not the probability — and only when λ is tuned.")
 links.show_notes(links.restore(PARAMS, R.PREFIX, R.MODEL))
-for col, p in zip(st.columns(len(PARAMS)), PARAMS):
-    W.render(p, col, prefix=R.PREFIX)
+with ui.controls_box():
+    for col, p in zip(st.columns(len(PARAMS)), PARAMS):
+        W.render(p, col, prefix=R.PREFIX)
 values = links.values(PARAMS, R.PREFIX)
 links.write(values, R.MODEL, PARAMS)
 with st.spinner("Following the path …"):
     path = R.path_of(values)
-st.plotly_chart(pviz.truth_figure(path.x, path.p_x, path.threshold, path.X[:, 0], path.y),
-                key="path_truth", config={"displayModeBar": False})
+# presenting: the path panels (the lesson's Fig 1.3) first, p(x) below them
 panels = pviz.path_panels(path, values["every"], values["columns"])
+truth_fig = pviz.truth_figure(path.x, path.p_x, path.threshold, path.X[:, 0], path.y)
+if not ui.presenting():
+    st.plotly_chart(truth_fig, key="path_truth", config={"displayModeBar": False})
 st.plotly_chart(panels, key="path_fig", config={"displayModeBar": False})
+if ui.presenting():
+    st.plotly_chart(truth_fig, key="path_truth", config={"displayModeBar": False})
 best = R.minimizer(path)
 if best is not None:
     st.metric("GCKL minimizer", f"nλ = 2^{best['log2_nlambda']:g}")

@@ -10,33 +10,35 @@ from svmcore._validation import SVMCoreError
 
 PARAMS = P.page_params()
 
-st.caption("This page has its own controls; the sidebar settings don't apply here.")
-st.title("Soft classification")
-ui.lesson_banner()
-st.markdown(
+ui.page_head(
+    "Soft classification",
     "Penalized likelihood estimates the probability p(x) = P(A | x) itself, not only the sign of "
     "p − ½ that the SVM estimates: it minimises (1/n) Σ [−y_i f_i + log(1 + e^{f_i})] + λ c'Kc "
     "with f = b + Kc and y = 1 for class A, 0 for B, and p̂ = 1/(1 + e^{−f}) (Wahba et al. 2001, "
-    "§1.2). λ and σ are tuned on the grid below by four criteria.")
-with st.expander("What CKL, GACV and ranGACV are"):
-    st.markdown(
-        "- **CKL** (comparative Kullback–Leibler distance) is the target: the expected negative "
-        "log-likelihood of a new label at the same x's, (1/n) Σ [−p_i f_i + log(1 + e^{f_i})]. "
-        "It needs the true p, so it is known only in a simulation.\n"
-        "- **GACV** (generalized approximate cross validation, Lin et al., eq 8) estimates CKL "
-        "from the data alone: the training fit plus a correction built from the influence matrix "
-        "H = ∂f/∂y (how much the fit at x_i moves when y_i moves). It approximates leave-one-out "
-        "cross validation without refitting.\n"
-        "- **ranGACV** (randomized GACV, eq 10) replaces the traces of H by a random probe: "
-        "perturb the labels by small Gaussian noise δ, see how far the fit moves (one extra linear "
-        "solve), and use δ'(f^{y+δ} − f^y) instead of tr H. Averaging R probes reduces its noise; "
-        "the lower panel shows the spread over draws.\n"
-        "- **CV** is k-fold cross validation of the same negative log-likelihood.")
+    "§1.2). λ and σ are tuned on the grid below by four criteria.",
+    "This page has its own controls; the sidebar settings don't apply here.")
+if not ui.presenting():
+    with st.expander("What CKL, GACV and ranGACV are"):
+        st.markdown(
+            "- **CKL** (comparative Kullback–Leibler distance) is the target: the expected negative "
+            "log-likelihood of a new label at the same x's, (1/n) Σ [−p_i f_i + log(1 + e^{f_i})]. "
+            "It needs the true p, so it is known only in a simulation.\n"
+            "- **GACV** (generalized approximate cross validation, Lin et al., eq 8) estimates CKL "
+            "from the data alone: the training fit plus a correction built from the influence matrix "
+            "H = ∂f/∂y (how much the fit at x_i moves when y_i moves). It approximates leave-one-out "
+            "cross validation without refitting.\n"
+            "- **ranGACV** (randomized GACV, eq 10) replaces the traces of H by a random probe: "
+            "perturb the labels by small Gaussian noise δ, see how far the fit moves (one extra linear "
+            "solve), and use δ'(f^{y+δ} − f^y) instead of tr H. Averaging R probes reduces its noise; "
+            "the lower panel shows the spread over draws.\n"
+            "- **CV** is k-fold cross validation of the same negative log-likelihood.")
 links.show_notes(links.restore(PARAMS, P.PREFIX, P.MODEL))
-for col, p in zip(st.columns(len(PARAMS)), PARAMS):
-    W.render(p, col, prefix=P.PREFIX)
+with ui.controls_box():
+    for col, p in zip(st.columns(len(PARAMS)), PARAMS):
+        W.render(p, col, prefix=P.PREFIX)
+    run = st.button("Run", type="primary", key="soft_run")
 values = links.values(PARAMS, P.PREFIX)
-if st.button("Run", type="primary", key="soft_run") or links.opened_from_link(P.PREFIX):
+if run or links.opened_from_link(P.PREFIX):
     try:
         with st.spinner("fitting the grid…"):
             st.session_state["soft_result"] = P.compute(values)

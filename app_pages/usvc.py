@@ -11,22 +11,23 @@ from svmcore.viz import usvc as vz
 
 PARAMS = U.page_params()
 
-st.caption("This page has its own controls; the sidebar settings don't apply here.")
-st.title("Unbiased SVC")
-ui.lesson_banner()
-st.markdown("The classic SVC charges C ξ per slack; the unbiased SVC charges C θ̃ₛ(ξ), a smooth step "
-            "at the boundary, and is trained by damped iterated reweighted least squares "
-            "(Navia-Vázquez et al. 2004, eqs 6, 20–22). See docs/usvc.md.")
+ui.page_head("Unbiased SVC",
+             "The classic SVC charges C ξ per slack; the unbiased SVC charges C θ̃ₛ(ξ), a smooth step "
+             "at the boundary, and is trained by damped iterated reweighted least squares "
+             "(Navia-Vázquez et al. 2004, eqs 6, 20–22). See docs/usvc.md.",
+             "This page has its own controls; the sidebar settings don't apply here.")
 links.show_notes(links.restore(PARAMS, U.PREFIX, U.MODEL))
-for col, p in zip(st.columns(5), PARAMS[:5]):
-    W.render(p, col, prefix=U.PREFIX)
+with ui.controls_box():
+    for col, p in zip(st.columns(5), PARAMS[:5]):
+        W.render(p, col, prefix=U.PREFIX)
 values = links.values(PARAMS, U.PREFIX)
 
 try:
     lin = U.linear(values)
     x, y, C = lin["x"], lin["y"], lin["C"]
-    st.plotly_chart(vz.class_densities(lin["case"]), key="usvc_dens")
-    st.plotly_chart(vz.threshold_error_figure(lin["case"], x, y, lin["thresholds"]), key="usvc_therr")
+    dens, therr = st.columns(2) if ui.presenting() else (st.container(), st.container())
+    dens.plotly_chart(vz.class_densities(lin["case"]), key="usvc_dens")
+    therr.plotly_chart(vz.threshold_error_figure(lin["case"], x, y, lin["thresholds"]), key="usvc_therr")
     paths = {"SVC (IRWLS from LS)": lin["svc_path"]}
     st.plotly_chart(vz.surface_figure(x, y, C, "svc", paths=paths), key="usvc_surf_svc")
     paths["USVC (from SVC)"] = lin["usvc_path"]

@@ -728,6 +728,31 @@ def presentation_mode() -> None:
         st.html(PRESENTATION_CSS)
 
 
+def presenting() -> bool:
+    """Whether presentation mode (the projector layout, ``present=1``) is on."""
+    return bool(SS.get("w_present"))
+
+
+def page_head(title: str, intro: str | None = None, note: str | None = None) -> None:
+    """A page's title, the lesson step's banner, its note and its introduction. Presenting, the
+    figures get the screen: the banner stands for the title during a lesson, and the note and the
+    introduction are left out."""
+    present = presenting()
+    if not present or not SS.get("lesson"):
+        st.title(title)
+    lesson_banner()
+    if not present:
+        if note:
+            st.caption(note)
+        if intro:
+            st.markdown(intro)
+
+
+def controls_box(label: str = "Settings"):
+    """Where a page draws its own controls: the page itself, or a popover when presenting."""
+    return st.popover(label, icon=":material/tune:") if presenting() else st.container()
+
+
 def sync_query() -> None:
     """Mirror the applied settings, the clicked point and the slice features in the URL."""
     if SS.get("applied") is None:

@@ -178,3 +178,33 @@ def test_next_and_back_cross_pages(server, browser, present):
     wait_titles(page, PAGE_TITLES["path"])
     no_errors(page)
     page.close()
+
+
+#: the figure each family page's step is about, which presentation mode puts on the first screen
+#: (the soft step is about its table of picks, which comes first; its figure follows)
+STEP_FIGURE = {"path": "f(x) along the λ path", "soft": "p̂ contours", "cosso": "θ against the budget M",
+               "usvc": "navia_a: error vs threshold"}
+FAMILY_STEPS = [(les, k) for les, k in STEPS if les.steps[k - 1].page in STEP_FIGURE]
+TABLE_BOX_JS = """() => { const r = document.querySelector('[data-testid="stDataFrame"]')
+  .getBoundingClientRect(); return [r.top, r.bottom]; }"""
+
+
+@pytest.mark.parametrize("les,k", FAMILY_STEPS, ids=[f"{les.id}-{k}" for les, k in FAMILY_STEPS])
+def test_family_steps_in_presentation_mode_at_1280x720(server, browser, les, k):
+    """Presenting, a step on another family's page shows its banner and the top of the figure it
+    is about on the first screen (the page's controls in a popover, its introduction left out)."""
+    name = STEP_FIGURE[les.steps[k - 1].page]
+    page = open_page(browser, server + L.step_url(les, k) + "&present=1", 1280, 720)
+    wait_titles(page, [name])
+    page.get_by_text(f"step {k} of {len(les.steps)}").first.wait_for()
+    page.wait_for_timeout(800)
+    top = next(t for n, t, _ in page.evaluate(BOXES_JS) if n.startswith(name))
+    page.screenshot(path=str(ART / f"present_{les.id}_{k}.png"))
+    if les.steps[k - 1].page == "soft":
+        table_top, table_bottom = page.evaluate(TABLE_BOX_JS)
+        assert 0 <= table_top and table_bottom <= 720 and top <= 720 - 200, (table_bottom, top)
+    else:
+        assert 0 <= top <= 720 - 250, (name, top)           # its title and most of a panel
+    assert page.get_by_role("button", name="Settings").count() == 1         # the controls
+    no_errors(page)
+    page.close()
