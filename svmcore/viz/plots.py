@@ -275,6 +275,8 @@ def _bottom_legend(fig: go.Figure, font_size: int = 10) -> None:
         font=dict(size=font_size), itemsizing="constant", tracegroupgap=2, bgcolor="rgba(0,0,0,0)"))
 
 
+#: room above and below a title block (px)
+TITLE_PAD_PX = 10
 #: sizes of the two styles: a screen, and a projector read from the back of a room
 STYLES = {"screen": dict(legend=11, title=14, tick=11, other=11, star=17, cbar=10, note=9),
           "projector": dict(legend=15, title=19, tick=14, other=17, star=24, cbar=14, note=11)}
@@ -569,7 +571,12 @@ def decision_figure(view: DecisionView, title: str | None = None, height: int = 
     text = decision_title(view, subtitle) if title is None else (
         title + (f"<br><span style='font-size:11px'>{subtitle}</span>" if subtitle else ""))
     sz = STYLES[style]
-    top = 50 + (20 + 14 * subtitle.count("<br>") if subtitle else 0) + (sz["title"] - 14)
+    # the title block hangs from the figure's top. Plotly anchors a title by its first line alone
+    # (so the pad holds that line) and spaces every line 1.3 × the title's font size, whatever the
+    # line's own size: the top margin is counted in those lines (browser test: title above plot)
+    lines = 1 + (subtitle.count("<br>") + 1 if subtitle else 0)
+    pad = TITLE_PAD_PX + sz["title"]
+    top = pad + round(1.3 * sz["title"] * (lines - 1)) + 2 * TITLE_PAD_PX
     legend = dict(orientation="v", x=1.01, y=1, font=dict(size=max(12, sz["legend"])))
     if legend_below:
         legend = dict(orientation="h", x=0, xanchor="left", y=0, yanchor="bottom", yref="container",
@@ -577,8 +584,9 @@ def decision_figure(view: DecisionView, title: str | None = None, height: int = 
     entries = sum(1 for t in fig.data if t.showlegend is not False)
     below = 8 + (sz["legend"] + 9) * -(-entries // 2) if legend_below else 0     # two entries a line
     fig.update_layout(height=height, margin=dict(l=50, r=10, t=top, b=45 + below),
-                      plot_bgcolor="white", legend=legend, title=dict(text=text, x=0.02),
-                      font=dict(size=sz["tick"]))
+                      plot_bgcolor="white", legend=legend, font=dict(size=sz["tick"]),
+                      title=dict(text=text, x=0.02, y=1, yref="container", yanchor="top",
+                                 pad=dict(t=pad), font=dict(size=sz["title"])))
     return fig
 
 

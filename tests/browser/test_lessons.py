@@ -19,6 +19,14 @@ BOXES_JS = """() => Array.from(document.querySelectorAll('.js-plotly-plot'))
               return [(g._fullLayout.title.text || '').replace(/<[^>]+>/g, ''), r.top, r.bottom]; })"""
 
 
+#: per figure: its title, the bottom of its title block and the top of its (first) plot area
+TITLE_CLEAR_JS = """() => Array.from(document.querySelectorAll('.js-plotly-plot'))
+  .filter(g => !g.closest('.st-key-plotly_preload') && g._fullLayout)
+  .map(g => { const t = g.querySelector('.g-gtitle'), p = g.querySelector('.nsewdrag');
+              return [(g._fullLayout.title.text || '').replace(/<[^>]+>/g, '').slice(0, 40),
+                      t ? t.getBoundingClientRect().bottom : 0, p ? p.getBoundingClientRect().top : 1e9]; })"""
+
+
 def open_page(browser, url, width=1440, height=900):
     page = browser.new_page(viewport={"width": width, "height": height})
     page.set_default_timeout(120_000)
@@ -106,6 +114,8 @@ def test_projector_layout_at_1280x720(server, browser):
     fonts = page.evaluate("() => Array.from(document.querySelectorAll('.js-plotly-plot .legendtext'))"
                           ".map(e => parseFloat(e.style.fontSize))")
     assert fonts and min(fonts) >= 14
+    over = [(t, b, p) for t, b, p in page.evaluate(TITLE_CLEAR_JS) if b > p + 1]
+    assert not over, over                                   # every title (and settings line) above its plot
     no_errors(page)
     page.close()
 
@@ -153,6 +163,8 @@ def test_clicked_curve_in_view_at_1440x900(server, browser):
         const r = g.querySelector('.nsewdrag').getBoundingClientRect(); return [r.top, r.bottom]; }""")
     page.screenshot(path=str(ART / "lessons_clicked_1440x900.png"))
     assert 0 <= box[0] and box[1] <= 900, box
+    over = [(t, b, p) for t, b, p in page.evaluate(TITLE_CLEAR_JS) if b > p + 1]
+    assert not over, over                                   # every title (and settings line) above its plot
     no_errors(page)
     page.close()
 
