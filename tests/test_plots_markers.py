@@ -63,7 +63,7 @@ def test_single_panel_legend_once_per_kind_below_the_plot(flagged):
     assert len(names) == len(set(names))
     ties = len(usable_minimizers(res.table, "xa")) > 1
     expected = {"this panel's minimizer", "clicked point", "GACV minimizer", "MISCLASS minimizer",
-                "flagged fit (KKT residual above tolerance)"} | ({"tied minimizers"} if ties else set())
+                "flagged fit (KKT check failed)"} | ({"tied minimizers"} if ties else set())
     assert expected <= set(names)
     # every other-criterion marker has its own symbol and colour
     others = {tr.name: tr for tr in fig.data if tr.meta == "other-min"}
@@ -180,7 +180,7 @@ def test_hard_limit_is_named(wahba, monkeypatch):
     fig = plots.criterion_contour(res, "gacv")
     ring = by_meta(fig, "limit")
     assert len(ring) == 1 and "at the hard limit" in ring[0].name
-    assert "minimizer at the hard limit (the grid cannot grow)" in legend_names(fig)
+    assert "minimizer at the grid's hard limit" in legend_names(fig)
     assert "at the hard limit" in by_meta(fig, "grid")[0].text[p.row]
 
 
@@ -195,7 +195,7 @@ def test_flagged_fits_marked_in_every_panel(flagged):
     assert len(want) == 3
     for m in marks:
         assert m.marker.symbol == "x-thin-open" and sorted(zip(m.x, m.y)) == want
-    assert legend_names(fig).count("flagged fit (KKT residual above tolerance)") == 1
+    assert legend_names(fig).count("flagged fit (KKT check failed)") == 1
     for grid in by_meta(fig, "grid"):             # each panel's hover notes: exactly the flagged rows
         for i, h in enumerate(grid.text):
             assert ("flagged: KKT residual above tolerance, left out of picks" in h) == bool(t.flagged[i])

@@ -148,11 +148,13 @@ LEGEND_KEYS = {
     "selected": ("clicked point", dict(symbol="circle-open", size=13, color="#ff2b2b", line=dict(width=3))),
     "edge": ("minimizer on a grid edge",
              dict(symbol="circle-open", size=15, color=EDGE_COLOR, line=dict(width=3))),
-    "limit": ("minimizer at the hard limit (the grid cannot grow)",
+    # short enough for a projector panel's width (browser test: no entry cut at the panel's edge);
+    # the notes above the panels and the hover say the rest
+    "limit": ("minimizer at the grid's hard limit",
               dict(symbol="square-open", size=15, color=EDGE_COLOR, line=dict(width=3))),
-    "plateau": ("SURE's degenerate plateau (no point at its bound)",
+    "plateau": ("SURE's degenerate plateau",
                 dict(symbol="line-ne", size=7, color="#dddddd", line=dict(width=1, color="#dddddd"))),
-    "flagged": ("flagged fit (KKT residual above tolerance)",
+    "flagged": ("flagged fit (KKT check failed)",
                 dict(symbol="x-thin-open", size=8, color=FLAG_COLOR, line=dict(width=1.5, color=FLAG_COLOR))),
 }
 

@@ -220,3 +220,26 @@ def test_family_steps_in_presentation_mode_at_1280x720(server, browser, les, k):
     assert page.get_by_role("button", name="Settings").count() == 1         # the controls
     no_errors(page)
     page.close()
+
+
+#: legend entries whose text runs past their figure's right edge: (entry, overhang in px)
+LEGEND_CUT_JS = """() => Array.from(document.querySelectorAll('.js-plotly-plot'))
+  .filter(g => !g.closest('.st-key-plotly_preload') && g._fullLayout)
+  .flatMap(g => { const right = g.getBoundingClientRect().right;
+    return Array.from(g.querySelectorAll('.legendtext'))
+      .map(e => [e.textContent, e.getBoundingClientRect().right - right]).filter(([, over]) => over > 1); })"""
+
+
+@pytest.mark.parametrize("present", [False, True])
+def test_legend_entries_fit_their_panels(server, browser, present):
+    """SURE's step (hatched plateau, other minimizers): no legend entry is cut at its panel's edge,
+    on a screen (1440×900) and presenting (1280×720)."""
+    les, k = L.WAHBA, next(i for i, s in enumerate(L.WAHBA.steps, 1) if "SURE" in s.title)
+    width, height = (1280, 720) if present else (1440, 900)
+    page = open_page(browser, server + L.step_url(les, k) + ("&present=1" if present else ""), width, height)
+    wait_titles(page, ["SURE", "MISCLASS", "Decision curves"])
+    page.wait_for_timeout(800)
+    cut = page.evaluate(LEGEND_CUT_JS)
+    assert not cut, cut
+    no_errors(page)
+    page.close()
