@@ -855,12 +855,14 @@ def lesson_banner() -> None:
         return
     step = les.steps[k - 1]
     with st.container(border=True, key="lesson_banner"):
-        present = bool(SS.get("w_present"))      # the projector: the text gets the room, no End
-        widths = [12, 1.6, 1.6] if present else [7, 1.5, 1.5, 1.2]
+        # the projector: the text gets the room, Back is its arrow alone (whole down to 1024 px), no End
+        present = bool(SS.get("w_present"))
+        widths = [12, 0.8, 1.6] if present else [7, 1.5, 1.5, 1.2]
         c0, c1, c2, *c3 = st.columns(widths, vertical_alignment="center")
         c0.markdown(f"**{plain(les.title)} · step {k} of {len(les.steps)}: {plain(step.title)}.** "
                     f"{plain(step.text)}")
-        c1.button("Back", key="lesson_prev", icon=":material/arrow_back:", disabled=k == 1,
+        c1.button("" if present else "Back", key="lesson_prev", icon=":material/arrow_back:",
+                  disabled=k == 1, help="Back: the previous step" if present else None,
                   on_click=go_step, args=(les.id, k - 1), width="stretch")
         c2.button("Next", key="lesson_next", icon=":material/arrow_forward:", type="primary",
                   disabled=k == len(les.steps), on_click=go_step, args=(les.id, k + 1), width="stretch")
