@@ -8,7 +8,7 @@ from svmapp import ui
 st.title("Guided lessons")
 st.markdown(
     "Press **Show** on a step: the app opens that step's page with its data, costs, grid, panels and "
-    "curves, and a banner at the top says what to notice, with **Previous** and **Next**. Every control "
+    "curves, and a banner at the top says what to notice, with **Back** and **Next**. Every control "
     "stays live: change one thing and watch. Each step is also a link you can paste into a slide.")
 st.toggle("presentation mode", key="w_present",
           help="A projector layout: the surfaces and the decision curve on one screen, large fonts")
