@@ -749,8 +749,13 @@ def page_head(title: str, intro: str | None = None, note: str | None = None) -> 
 
 
 def controls_box(label: str = "Settings"):
-    """Where a page draws its own controls: the page itself, or a popover when presenting."""
-    return st.popover(label, icon=":material/tune:") if presenting() else st.container()
+    """Where a page draws its own controls: the page itself, or a popover when presenting (with
+    the switch that leaves presentation mode, as the sidebar has on the sweep's pages)."""
+    if not presenting():
+        return st.container()
+    box = st.popover(label, icon=":material/tune:")
+    box.toggle("presentation mode", key="w_present", help="Off: the page's normal layout")
+    return box
 
 
 def sync_query() -> None:

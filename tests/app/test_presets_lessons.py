@@ -224,6 +224,9 @@ def test_presentation_mode_and_the_step_stay_in_every_pages_link(page):
     assert at.session_state["w_present"] is True and link_notes(at) == []
     back = {k: (v[-1] if isinstance(v, list) else v) for k, v in at.query_params.items()}
     assert back["present"] == "true" and back["lesson"] == les.id and back["step"] == str(k)
+    at.toggle(key="w_present").set_value(False).run()            # the page's own switch leaves it
+    assert not at.exception and at.session_state["w_present"] is False
+    assert "present" not in at.query_params and at.query_params["lesson"] in (les.id, [les.id])
 
 
 def test_end_leaves_the_lesson_and_its_link():
