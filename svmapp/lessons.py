@@ -127,7 +127,7 @@ def link_note(lesson_id: str | None, k: int | None) -> str | None:
     if k is None or not 1 <= k <= len(les.steps):
         given = "none was given" if k is None else f"not {k}"
         return (f"link key 'step': lesson {les.id!r} has steps 1 to {len(les.steps)}, {given}; "
-                "the lesson was left")
+                "no lesson step is shown")
     return None
 
 
