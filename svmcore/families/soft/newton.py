@@ -334,6 +334,14 @@ def _pivoted_cholesky_basis(K: np.ndarray, exact_traces: bool) -> tuple:
     return "rotated", evals[keep], Phi_c @ V[:, keep], None
 
 
+def penalty_weights(basis: KernelBasis, lam: float) -> np.ndarray:
+    """The diagonal of a E = 2nλ diag(0, I) over z = (b, θ): no penalty on b (the Newton step's
+    gradient and G, and the tangents' a E z)."""
+    pen = np.full(basis.rank + 1, 2.0 * basis.n * lam)
+    pen[0] = 0.0
+    return pen
+
+
 def objective(f: np.ndarray, theta: np.ndarray, y01: np.ndarray, lam: float) -> float:
     """J = (1/n) Σ [−y f + log(1 + e^f)] + λ‖θ‖² (λ‖θ‖² = λ c'Kc)."""
     return float(np.mean(softplus(f) - y01 * f) + lam * (theta @ theta))
@@ -567,8 +575,7 @@ def newton_logistic(basis: KernelBasis, y01: np.ndarray, lam: float, z0: np.ndar
     """
     X, n = basis.X, basis.n
     y01 = np.asarray(y01, float)
-    pen = np.full(basis.rank + 1, 2.0 * n * lam)
-    pen[0] = 0.0
+    pen = penalty_weights(basis, lam)
     z = _initial(basis, y01) if z0 is None else np.array(z0, float)
     f = X @ z
     J = objective(f, z[1:], y01, lam)
@@ -698,12 +705,10 @@ def tangents(sol: LogisticSolution, rtol: float = EXACT_RTOL) -> tuple[np.ndarra
     factorization.
     """
     X = sol.basis.X
-    a = 2.0 * sol.basis.n * sol.lam
+    pen = penalty_weights(sol.basis, sol.lam)
 
     def aE(v):                                 # a E v: no penalty on b
-        out = a * v
-        out[0] = 0.0
-        return out
+        return pen * v
 
     if sol.presolved is not None and rtol >= PREDICT_RTOL:
         z1 = -sol.presolved[2]               # solved with the last Newton step
