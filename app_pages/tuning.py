@@ -7,7 +7,7 @@ from svmapp import tuning as T
 from svmapp import ui
 
 SS = st.session_state
-present = bool(SS.get("w_present"))
+present = ui.presenting()
 
 if not present:
     st.html(T.COMPACT_CSS)       # the surfaces and the decision panel start high on the screen

@@ -93,10 +93,9 @@ def opened_from_link(prefix: str) -> bool:
 
 
 def every_page_query() -> dict[str, str]:
-    """Presentation mode (when on) and the lesson step being shown, as link parameters."""
-    vals = {"w_present": True if SS.get("w_present") else None}
-    if SS.get("lesson"):
-        vals.update(lesson=SS.lesson, lesson_step=SS.get("lesson_step"))
+    """Presentation mode (when on) and the lesson step being shown, as link parameters: the
+    values of ``EVERY_PAGE_PARAMS`` not at their default."""
+    vals = {p.name: SS.get(p.name) for p in S.EVERY_PAGE_PARAMS if SS.get(p.name) not in (None, p.default)}
     return codec.to_query(vals, S.EVERY_PAGE_PARAMS)
 
 

@@ -330,7 +330,8 @@ def read_every_page_link(query: dict) -> tuple[dict, list[str]]:
     note, and no step."""
     q = {k: v for k, v in dict(query).items() if k in EVERY_PAGE_KEYS}
     values, notes = codec.decode_query(q, extra=EVERY_PAGE_PARAMS)
-    if any(f"link key '{k}'" in n for n in notes for k in ("lesson", "step")):
+    refused = {p.name for p in EVERY_PAGE_PARAMS if p.key in q and p.name not in values}
+    if refused & {"lesson", "lesson_step"}:
         values.pop("lesson", None)
         values.pop("lesson_step", None)
     return values, notes

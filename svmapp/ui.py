@@ -724,7 +724,7 @@ def plotly_preload() -> None:
 def presentation_mode() -> None:
     """A projector layout: larger fonts, less padding, the sidebar collapsed but still there (its
     controls stay usable); the page's title gives way to its figures. In the link (``present=1``)."""
-    if SS.get("w_present"):
+    if presenting():
         st.html(PRESENTATION_CSS)
 
 
@@ -861,7 +861,7 @@ def lesson_banner() -> None:
     step = les.steps[k - 1]
     with st.container(border=True, key="lesson_banner"):
         # the projector: the text gets the room, Back is its arrow alone (whole down to 1024 px), no End
-        present = bool(SS.get("w_present"))
+        present = presenting()
         widths = [12, 0.8, 1.6] if present else [7, 1.5, 1.5, 1.2]
         c0, c1, c2, *c3 = st.columns(widths, vertical_alignment="center")
         c0.markdown(f"**{plain(les.title)} · step {k} of {len(les.steps)}: {plain(step.title)}.** "
