@@ -46,11 +46,9 @@ if res is not None:
     m4.metric("seconds", f"{out['seconds']:.1f}")
     st.text("selected: " + (", ".join(out["selected"]) or "(none)"))
     st.text(f"λ0: log2(nλ0) = {out['log2_nlambda0']:g}; rounds at the chosen M: {out['rounds']}")
-    if ui.presenting():          # the selection path (the lesson's figure) first
-        st.plotly_chart(figs.theta_path_figure(out), key="cosso_theta_fig")
-    st.plotly_chart(figs.tuning_figure(out), key="cosso_tuning_fig")
-    if not ui.presenting():
-        st.plotly_chart(figs.theta_path_figure(out), key="cosso_theta_fig")
+    shown = [(figs.tuning_figure(out), "cosso_tuning_fig"), (figs.theta_path_figure(out), "cosso_theta_fig")]
+    for fig, key in shown[::-1] if ui.presenting() else shown:  # presenting: the selection path first
+        st.plotly_chart(fig, key=key)
     st.plotly_chart(figs.component_figure(model, out.get("dataset")), key="cosso_comp_fig")
     if data.d >= 2:
         j, k = C.slice_axes(model)

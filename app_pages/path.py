@@ -25,14 +25,11 @@ values = links.values(PARAMS, R.PREFIX)
 links.write(values, R.MODEL, PARAMS)
 with st.spinner("Following the path …"):
     path = R.path_of(values)
-# presenting: the path panels (the lesson's Fig 1.3) first, p(x) below them
 panels = pviz.path_panels(path, values["every"], values["columns"])
-truth_fig = pviz.truth_figure(path.x, path.p_x, path.threshold, path.X[:, 0], path.y)
-if not ui.presenting():
-    st.plotly_chart(truth_fig, key="path_truth", config={"displayModeBar": False})
-st.plotly_chart(panels, key="path_fig", config={"displayModeBar": False})
-if ui.presenting():
-    st.plotly_chart(truth_fig, key="path_truth", config={"displayModeBar": False})
+shown = [(pviz.truth_figure(path.x, path.p_x, path.threshold, path.X[:, 0], path.y), "path_truth"),
+         (panels, "path_fig")]
+for fig, key in shown[::-1] if ui.presenting() else shown:   # presenting: the path (Fig 1.3) first
+    st.plotly_chart(fig, key=key, config={"displayModeBar": False})
 best = R.minimizer(path)
 if best is not None:
     st.metric("GCKL minimizer", f"nλ = 2^{best['log2_nlambda']:g}")
