@@ -35,7 +35,7 @@ def read_link(query: Mapping[str, Any], model: str,
 
     ``model`` is the family whose tables the link's keys belong to; a link naming another model
     gets a note and is read as ``model``'s."""
-    q = {k: (v[-1] if isinstance(v, list) else v) for k, v in dict(query).items()}
+    q = codec.last_values(query)
     notes = []
     if q.get("model", model) != model:
         notes.append(f"link key 'model': this page shows the {model} model, not {q['model']!r}; "

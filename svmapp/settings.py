@@ -257,7 +257,7 @@ def to_query(s: dict, selected: tuple | None = None, features: tuple | None = No
 
 def _dedup_lists(q: dict, notes: list) -> dict:
     """A view list naming an entry twice keeps it once, with a note (ListOf refuses repeats)."""
-    q = {k: (v[-1] if isinstance(v, list) else v) for k, v in dict(q).items()}
+    q = codec.last_values(q)
     for p in VIEW_PARAMS:
         if isinstance(p.constraint, ListOf) and p.key in q:
             items = [t.strip() for t in str(q[p.key]).split(",") if t.strip()]

@@ -118,6 +118,12 @@ def spec_query(spec: RunSpec) -> dict[str, str]:
     return to_query(spec_values(spec), link_params(spec.model))
 
 
+def last_values(query: Mapping[str, Any]) -> dict[str, Any]:
+    """A link's parameters with one value a key: the last, where a key came more than once (a
+    query string's repeated key arrives as a list)."""
+    return {k: (v[-1] if isinstance(v, list) else v) for k, v in dict(query).items()}
+
+
 def decode_query(query: Mapping[str, Any], extra: Sequence[Param] = (),
                  ignore: Sequence[str] = ()) -> tuple[dict[str, Any], list[str]]:
     """({name: value}, problems) from a link's parameters.
@@ -126,7 +132,7 @@ def decode_query(query: Mapping[str, Any], extra: Sequence[Param] = (),
     given twice (old and new name) gives one problem line naming it, and that key is left out.
     ``ignore``: keys read elsewhere. The model is read first: it decides the family's keys.
     """
-    q = {k: (v[-1] if isinstance(v, list) else v) for k, v in dict(query).items() if k not in ignore}
+    q = {k: v for k, v in last_values(query).items() if k not in ignore}
     problems: list[str] = []
     model = q.get("model", "svm")
     from .families import FAMILIES

@@ -10,6 +10,7 @@ from streamlit.testing.v1 import AppTest
 from svmapp import cosso_page as C
 from svmapp import links
 from svmapp import widgets as W
+from svmcore import codec
 from svmcore.datasets.simulations import make_simulation
 from svmcore.families.cosso.family import fit_cosso, payload
 from svmcore.viz import cosso as figs
@@ -66,7 +67,7 @@ def test_the_tuning_rule_box_shows_none_and_each_rule():
     assert not at.exception and not at.error
     assert at.session_state["cosso_result"]["out"]["tune"] == "gacv"
     assert at.query_params["tune"] in ("gacv", ["gacv"])
-    again = _page({k: (v[-1] if isinstance(v, list) else v) for k, v in dict(at.query_params).items()})
+    again = _page(codec.last_values(at.query_params))
     assert again.selectbox(key="cosso_tune").value == "gacv"
 
 

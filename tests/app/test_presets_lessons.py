@@ -183,7 +183,7 @@ def test_next_walks_the_other_pages_and_each_step_owns_its_page():
     assert at.session_state["cosso_dataset"] == "zhang_additive"           # the step's, not wdbc
     assert STEP_CHARTS["cosso"] <= {c.key for c in at.get("plotly_chart")}
     assert any("step 2 of 3" in m.value for m in at.markdown)
-    q = {k: (v[-1] if isinstance(v, list) else v) for k, v in at.query_params.items()}
+    q = codec.last_values(at.query_params)
     assert q["lesson"] == "beyond" and q["step"] == "2" and q["model"] == "cosso"
     at.button(key="lesson_next").click().run()
     assert not at.exception and STEP_CHARTS["usvc"] <= {c.key for c in at.get("plotly_chart")}
@@ -222,7 +222,7 @@ def test_presentation_mode_and_the_step_stay_in_every_pages_link(page):
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     assert at.session_state["w_present"] is True and link_notes(at) == []
-    back = {k: (v[-1] if isinstance(v, list) else v) for k, v in at.query_params.items()}
+    back = codec.last_values(at.query_params)
     assert back["present"] == "true" and back["lesson"] == les.id and back["step"] == str(k)
     at.toggle(key="w_present").set_value(False).run()            # the page's own switch leaves it
     assert not at.exception and at.session_state["w_present"] is False
