@@ -9,7 +9,8 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     MPLCONFIGDIR=/tmp \
     STREAMLIT_BROWSER_GATHER_USAGE_STATS=false \
-    SVMAPP_CACHE=/app/cache
+    SVMAPP_CACHE=/app/cache \
+    NUMBA_CACHE_DIR=/app/numba-cache
 
 # an unprivileged user owns nothing but its home; the code is read-only to it
 RUN groupadd --system app && useradd --system --gid app --create-home --home-dir /home/app app
@@ -26,6 +27,11 @@ COPY svmapp/ svmapp/
 COPY app_pages/ app_pages/
 COPY app.py ./
 COPY .streamlit/ .streamlit/
+
+# compile the path's event loop (numba, about 6 s) into its cache, which numba must be able to
+# write to: the one folder the app user owns besides its home
+RUN python -c "from svmcore.families.svm.solvers.path import compile_event_loop; compile_event_loop()" \
+    && chown -R app:app /app/numba-cache
 
 # precompute the default view into the (read-only) disk cache: the first visitor does not wait
 RUN python -m svmapp.warm || echo "warm-up skipped: the first visitor computes the default view"

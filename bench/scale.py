@@ -15,8 +15,15 @@ one-core figure. ``--jobs 2`` also times the σ columns on two worker processes 
 sweep runner does): each worker builds its own column's Gram matrix from X, so at most one n×n
 matrix per worker is alive, and each reports its own peak resident memory.
 
+``--ab`` times the one-process grid twice more for each n, alternated in the same process: with
+the path's compiled event loop off (numpy code only) and on for every column (``COMPILED_FROM_N``
+set to 10⁹ and to 0), and prints their ratio. A process's first column with the loop on pays
+numba's import and loading of the compiled loop (0.2–0.3 s; a first run after installing also
+compiles it, about 6 s); the script warms it on a small column first.
+
 Usage: python bench/scale.py [--sizes 500,2000,5000] [--big] [--seed 0] [--verbose] [--jobs 2]
-       [--workers-only]    (--big adds n = 10,000; --workers-only skips the one-process grid)
+       [--workers-only] [--ab]
+       (--big adds n = 10,000; --workers-only skips the one-process grid)
 """
 from __future__ import annotations
 
@@ -31,6 +38,7 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 from svmcore.datasets.simulations import make_wahba2d  # noqa: E402
+from svmcore.families.svm.solvers import path as path_module  # noqa: E402
 from svmcore.families.svm.solvers.path import solve_path  # noqa: E402
 from svmcore.kernels import gaussian_gram  # noqa: E402
 
@@ -93,6 +101,21 @@ def parallel_grid(X, y, jobs, verbose=False):
             sum(o[3] for o in out))
 
 
+def compiled_ab(X, y, verbose=False):
+    """The one-process grid with the compiled loop off, then on (``COMPILED_FROM_N`` 10⁹, 0):
+    ((seconds, events, largest KKT residual) off, the same on)."""
+    keep = path_module.COMPILED_FROM_N
+    try:
+        path_module.compile_event_loop()          # load (or compile) the loop before timing
+        out = []
+        for threshold in (10 ** 9, 0):
+            path_module.COMPILED_FROM_N = threshold
+            out.append(path_grid(X, y, verbose))
+        return out
+    finally:
+        path_module.COMPILED_FROM_N = keep
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="500,2000,5000")
@@ -100,6 +123,8 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--verbose", action="store_true", help="print each σ column's progress")
     ap.add_argument("--jobs", type=int, default=1, help="also time the columns on this many workers")
+    ap.add_argument("--ab", action="store_true",
+                    help="also the one-process grid with the compiled loop off and on")
     ap.add_argument("--workers-only", action="store_true",
                     help="with --jobs: time only the columns on workers (not the one-process grid)")
     args = ap.parse_args(argv)
@@ -115,6 +140,10 @@ def main(argv=None):
             rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
             print(f"{n:6d} {t:9.2f} {cells * lib:14.2f} {t / (cells * lib):7.2f} {events:8d} "
                   f"{worst:9.2e} {rss:13.0f} {8 * n * n / 2**20:9.0f}", flush=True)
+        if args.ab:
+            (t0, ev0, w0), (t1, ev1, w1) = compiled_ab(data.X, data.y, args.verbose)
+            print(f"{n:6d} numpy only {t0:.2f} s ({ev0} events, max KKT {w0:.1e}); compiled loop "
+                  f"{t1:.2f} s ({ev1} events, max KKT {w1:.1e}); ratio {t0 / t1:.2f}", flush=True)
         if args.jobs > 1:
             tp, ev, w, wrss, cols = parallel_grid(data.X, data.y, args.jobs, args.verbose)
             print(f"{n:6d} {tp:9.2f} {cells * lib:14.2f} {tp / (cells * lib):7.2f} {ev:8d} {w:9.2e} "

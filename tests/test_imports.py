@@ -1,5 +1,6 @@
 """What a run pays for at start: the CLI and a sweep worker import neither scikit-learn nor
-scipy.stats until a fit asks for them (0.6 s and 0.5 s of imports), and every family's k-fold CV
+scipy.stats until a fit asks for them (0.6 s and 0.5 s of imports), nor numba until a path of
+``COMPILED_FROM_N`` points or more runs its compiled loop (0.2–0.3 s), and every family's k-fold CV
 splits the same way (``families.common.stratified_folds``)."""
 from __future__ import annotations
 
@@ -17,11 +18,11 @@ import sys
 import svmcore.cli, svmcore.grid, svmcore.datasets.simulations
 from svmcore.families import all_families
 all_families()
-print(sorted(m for m in ("sklearn", "scipy.stats") if m in sys.modules))
+print(sorted(m for m in ("sklearn", "scipy.stats", "numba") if m in sys.modules))
 """
 
 
-def test_cli_and_sweep_modules_import_neither_sklearn_nor_scipy_stats():
+def test_cli_and_sweep_modules_import_neither_sklearn_nor_scipy_stats_nor_numba():
     out = subprocess.run([sys.executable, "-c", LOADED], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 

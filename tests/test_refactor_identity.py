@@ -115,3 +115,27 @@ def test_paper_grid_criteria_equal_to_before_on_any_machine(case, table):
             np.testing.assert_allclose(a, b, rtol=0, atol=5e-8, err_msg=col)
         else:
             np.testing.assert_allclose(a, b, rtol=1e-7, atol=0, err_msg=col)
+
+
+@pytest.mark.parametrize("case", sorted(COSTS))
+def test_paper_grid_criteria_with_the_compiled_loop_equal_to_before(monkeypatch, case):
+    """The path's compiled event loop (``COMPILED_FROM_N``, numba) on every column of the n = 200
+    grid, which uses the numpy code by default: it sums in another order than BLAS, so it is held
+    to the tables as another machine's rounding is (the tolerances above), and its KKT residuals
+    to the largest of the table written on this code's platform or cf66dc9's."""
+    import svmcore.families.svm.solvers.path as path_module
+
+    monkeypatch.setattr(path_module, "COMPILED_FROM_N", 0)
+    now = sweep(make_wahba2d(200, 0), GridSpec.paper(), criteria=CRITERIA, n_jobs=1,
+                **COSTS[case]).table
+    for table in CROSS_MACHINE.values():
+        before = _before(table, case)
+        _same_grid(now, before)
+        for col in CRITERIA:
+            a, b = now[col].to_numpy(float), before[col].to_numpy(float)
+            if col == "obs":
+                np.testing.assert_allclose(a, b, rtol=0, atol=5e-8, err_msg=col)
+            else:
+                np.testing.assert_allclose(a, b, rtol=1e-7, atol=0, err_msg=col)
+    assert now["kkt_residual"].max() <= max(_before(t, case)["kkt_residual"].max()
+                                            for t in CROSS_MACHINE.values())

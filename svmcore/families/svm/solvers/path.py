@@ -84,6 +84,14 @@ from .elbow import ExplicitInverse, SchurInverse, affinely_independent, pivots_i
 from .qp import solve_cvxopt
 from .working_set import solve_working_set
 
+#: columns of at least this many points cross their simple events in the compiled loop
+#: (``_compiled_events``, numba) and keep an explicit elbow inverse at every size. Below it the
+#: numpy code alone, which is also the reference the tests compare the loop with. The loop is
+#: faster at every n (n = 200, σ = 1: 12 ms against 20 ms a column), but a process's first use
+#: loads it (0.2–0.3 s with numba's import) and a new installation's first use compiles it (6 s
+#: once): paid back by columns of seconds, not by the app's default view (bench/scale.py --ab)
+COMPILED_FROM_N = 1000
+
 _R, _L, _E, _P = 0, 1, 2, 3          # status codes: right (α=0), left (α=L), elbow, parked
 _SGN = np.array([-1.0, 1.0, 0.0, 0.0])   # direction in which a non-elbow point meets the margin
 
@@ -97,6 +105,11 @@ class _Path:
 
     #: elbow size from which the block-LU (Schur) update replaces the explicit inverse
     SCHUR_FROM = 500
+    #: elbow size from which a direction is accepted at ``DIRECTION_RTOL`` (its first answer's
+    #: residual is 1e-13 … 1e-11 there); below it at 1e-12. The numpy code ties this to the block-LU
+    #: inverse (``SCHUR_FROM``); the compiled loop, whose inverse is explicit at every size, uses it
+    #: as such (n = 2000, σ = 2^-3: 4.97 s → 3.2 s a column with the residual read off dh)
+    LARGE_FROM = 500
     #: block-LU rebuilds by merging (``refactor(merge=True)``) between two fresh inversions
     MERGES = 7
     #: relative residual at which a large elbow's direction is accepted (refinement steps against A
@@ -107,7 +120,7 @@ class _Path:
     #: less time in most σ columns, but drift sent σ = 2^1.5 into repairs, 0.53 s → 16.4 s)
     EXACT_EVERY = 8
 
-    def __init__(self, K, y, upper, dep_tol=1e-11):
+    def __init__(self, K, y, upper, dep_tol=1e-11, compiled=False):
         self.K = K
         self.y = y
         self.upper = upper
@@ -128,19 +141,38 @@ class _Path:
         self._lu = None                                 # (A's version, LU factors of A)
         self._dx = None                 # direction A⁻¹[0; y_E] (elbow order) kept up to date, or None
         self.park_bound = np.full(n, np.inf)    # ≥ a parked point's squared distance to the hull
+        if compiled:                    # the compiled loop borders an explicit inverse cheaply
+            self.SCHUR_FROM = n + 1
 
     # ------------------------------------------------------------------ elbow inverse
-    def _grow(self):
+    def _grow(self, need=None):
+        """Room for ``need`` elbow points (default: one more) in KE and A, doubling."""
         cap = self.KE.shape[0]
-        if self.m < cap:
+        need = self.m + 1 if need is None else need
+        if need <= cap:
             return
-        new = min(self.n, 2 * cap)
+        new = min(self.n, max(2 * cap, need))
         m, m1 = self.m, self.m + 1
         KE = np.empty((new, self.n))
         KE[:m] = self.KE[:m]
         A = np.zeros((new + 1, new + 1))
         A[:m1, :m1] = self.A[:m1, :m1]
         self.KE, self.A = KE, A
+
+    def reserve(self, extra):
+        """Room for ``extra`` more elbow points in KE, A, the elbow buffer and an explicit
+        inverse (the compiled loop cannot grow them)."""
+        need = min(self.n, self.m + extra)
+        self._grow(need)
+        if self._Ebuf.size < need:
+            buf = np.empty(max(need, 2 * self._Ebuf.size), dtype=np.intp)
+            buf[:self.m] = self.E
+            self._Ebuf, self.E = buf, buf[:self.m]
+        F = self.F
+        if isinstance(F, ExplicitInverse) and F.B.shape[0] < F.M + extra:
+            B = np.zeros((2 * (F.M + extra),) * 2)
+            B[:F.M, :F.M] = F.B[:F.M, :F.M]
+            F.B = B
 
     @property
     def dep_level(self):
@@ -687,7 +719,8 @@ TIGHT_SMO_TOL = 1e-9
 
 def solve_path(K, y, upper, lams, *, kkt_tol: float = 1e-8, fallback: bool = True,
                start: DualSolution | None = None, max_events: int | None = None,
-               dep_tol: float = 1e-11, blas_threads: int | None = 1) -> list:
+               dep_tol: float = 1e-11, blas_threads: int | None = 1,
+               compiled: bool | None = None) -> list:
     """Exact regularization path of the weighted SVM evaluated at the requested λ (docs/svm.md).
 
     Follows the piecewise-linear path α(s), α_0(s) (s = 2nλ = HRTZ's λ_H) of Hastie, Rosset,
@@ -719,6 +752,9 @@ def solve_path(K, y, upper, lams, *, kkt_tol: float = 1e-8, fallback: bool = Tru
         BLAS threads while following the path (its matrices are small: one thread is much faster
         than several on a busy machine); None leaves the setting alone. cvxopt fallbacks run with
         the machine's default.
+    compiled : bool or None
+        Cross the simple events in the compiled loop (``_events``, numba). None: from
+        ``COMPILED_FROM_N`` points on.
 
     Returns
     -------
@@ -730,20 +766,21 @@ def solve_path(K, y, upper, lams, *, kkt_tol: float = 1e-8, fallback: bool = Tru
     if blas_threads is None:
         with np.errstate(divide="ignore", invalid="ignore"):
             return _solve_path(K, y, upper, lams, kkt_tol, fallback, start, max_events, dep_tol,
-                               None)
+                               None, compiled)
     from threadpoolctl import threadpool_limits
 
     with threadpool_limits(limits=int(blas_threads), user_api="blas"), \
             np.errstate(divide="ignore", invalid="ignore"):
         return _solve_path(K, y, upper, lams, kkt_tol, fallback, start, max_events, dep_tol,
-                           threadpool_limits)
+                           threadpool_limits, compiled)
 
 
-def _solve_path(K, y, upper, lams, kkt_tol, fallback, start, max_events, dep_tol, limiter):
+def _solve_path(K, y, upper, lams, kkt_tol, fallback, start, max_events, dep_tol, limiter,
+                compiled=None):
     """The path's main loop (the order of Hastie's svmpath.R): find the next event, answer the
     requested λ on the segment before it (repairing answers that fail the KKT check), cross the
     event and update the sets; on a failure, recover at the next requested λ and restart."""
-    run = _setup(K, y, upper, lams, kkt_tol, fallback, max_events, dep_tol, limiter)
+    run = _setup(K, y, upper, lams, kkt_tol, fallback, max_events, dep_tol, limiter, compiled)
     if run is None:
         return []
     _start_path(run, start)
@@ -755,6 +792,8 @@ def _solve_path(K, y, upper, lams, kkt_tol, fallback, start, max_events, dep_tol
                 raise PathError("too many events")
             if run.total_events % CHECK_EVERY == 0:
                 check_cancel()                    # a sweep's cancel, inside a long column
+            if _compiled_events(run):
+                continue                          # simple events crossed, compiled
             seg = _next_event(run.path, run.y, run.upper)
             if _answer_segment(run, seg):
                 continue                          # a repair moved the state: new segment
@@ -799,6 +838,7 @@ class _Run:
     fallbacks: int = 0
     last_good: DualSolution | None = None   # last answer within tolerance
     start_cvxopt: tuple | None = None       # (s, answer) when the start was cvxopt's
+    compiled: bool = False            # simple events in the compiled loop (``COMPILED_FROM_N``)
 
     @property
     def lam(self):
@@ -814,13 +854,13 @@ class _Run:
 
     def restart(self, sol):
         """Replace the path's state by a fresh one from sol, an exact answer at the k-th λ."""
-        P = _Path(self.K, self.y, self.upper, dep_tol=self.dep_tol)
+        P = _Path(self.K, self.y, self.upper, dep_tol=self.dep_tol, compiled=self.compiled)
         P.set_solution(self.s_req[self.k], sol.alpha, sol.b)
         self.path = P
         self.zero_steps = 0
 
 
-def _setup(K, y, upper, lams, kkt_tol, fallback, max_events, dep_tol, limiter):
+def _setup(K, y, upper, lams, kkt_tol, fallback, max_events, dep_tol, limiter, compiled=None):
     """Checked inputs and the requested λ in decreasing order; None when no λ is requested."""
     K = np.asarray(K, float)
     y = np.asarray(y, float)
@@ -834,7 +874,8 @@ def _setup(K, y, upper, lams, kkt_tol, fallback, max_events, dep_tol, limiter):
     order = np.argsort(-lams, kind="stable")
     max_events = 50 * n + 1000 if max_events is None else int(max_events)
     return _Run(K, y, upper, lams, order, 2.0 * n * lams[order], kkt_tol, fallback, dep_tol,
-                max_events, limiter, [None] * lams.size)
+                max_events, limiter, [None] * lams.size,
+                compiled=n >= COMPILED_FROM_N if compiled is None else bool(compiled))
 
 
 #: SMO's work grows with C = 1/s: below s = 2nλ = ``SMO_EASY_S`` (C = 8 per unit of L) a LIBSVM
@@ -848,7 +889,7 @@ START_S = 2.0
 def _start_path(run, start):
     """The path's state at the largest λ (at s = ``START_S`` when no start is given and that λ is
     below ``SMO_EASY_S``), from ``start`` or from ``_start``."""
-    P = _Path(run.K, run.y, run.upper, dep_tol=run.dep_tol)
+    P = _Path(run.K, run.y, run.upper, dep_tol=run.dep_tol, compiled=run.compiled)
     s0 = run.s_req[0]
     if start is None:
         s0 = START_S if s0 < SMO_EASY_S else s0
@@ -951,11 +992,84 @@ def _cross_event(run, seg):
     _update_sets(P, seg, run.upper)
     P.n_events += 1
     run.total_events += 1
+    _after_event(run)
+
+
+def _after_event(run):
+    """The owner's bookkeeping after an event: rebuild a drifted or much-changed inverse, and
+    recompute the state from the elbow system every ``EXACT_EVERY`` events."""
+    P = run.path
     if P.needs_refactor():
         P.refactor(merge=not P.stale)
         P.exact_state()
     elif run.total_events % P.EXACT_EVERY == 0:
         P.exact_state()
+
+
+def _compiled_events(run) -> bool:
+    """Cross the next simple events in the compiled loop (``_events.run_events``: one point
+    entering or leaving at a time, explicit inverse, tracked direction, no requested λ on the
+    segment), up to the next bookkeeping (``_after_event``). False when it crossed none: the
+    numpy code takes the next event."""
+    P = run.path
+    budget = min(P.EXACT_EVERY - run.total_events % P.EXACT_EVERY,
+                 run.max_events + 1 - run.total_events)
+    if not run.compiled or budget <= 0 or not _compilable(P):
+        return False
+    events, unpark = _run_compiled(P, run.s_req[run.k], budget, run.total_events)
+    if events == 0:
+        return False
+    run.total_events += events
+    run.zero_steps = 0
+    if unpark:
+        _unpark(P, run.upper)
+    _after_event(run)
+    return True
+
+
+def _compilable(P) -> bool:
+    """Whether the compiled loop can take the path's state: a non-empty elbow, a fresh explicit
+    inverse and the tracked direction."""
+    return (P.m > 0 and not P.stale and isinstance(P.F, ExplicitInverse) and P._dx is not None
+            and P._dx.size == P.m + 1)
+
+
+def _run_compiled(P, s_next, budget, total_events):
+    """Run ``_events.run_events`` on the path's state (s_next: the next requested s, which ends
+    the loop before it) and adopt what it returns: s, α_0, h, the elbow, the inverse's size and
+    changes, the tracked direction. Returns (events crossed, whether the last one offers parked
+    points back to the elbow: ``_unpark``)."""
+    from . import _events               # numba: imported by the first path that uses it
+
+    m = P.m
+    P.reserve(budget)
+    x = np.empty(m + budget + 2)
+    x[:m + 1] = P._dx
+    h = P.h.copy()                      # (P.h may be the reference product of ``_h_of``)
+    code, events, s, alpha0, m, Fk = _events.run_events(
+        P.K, P.y, P.upper, P.alpha, P.status, h, P.park_bound, P.KE, P.A, P.F.B, P._Ebuf, x,
+        P.s, P.alpha0, m, P.F.k, P.kscale, P.dep_level, BOUND_RTOL, s_next, P.SCHUR_FROM,
+        budget, P.EXACT_EVERY, total_events, P.LARGE_FROM, P.DIRECTION_RTOL)
+    if events:
+        P.s, P.alpha0, P.h, P.m = s, alpha0, h, m
+        P.E = P._Ebuf[:m]
+        P.F.M, P.F.k = m + 1, Fk
+        P._dx = x[:m + 1].copy()
+        P._changes += events
+        P.n_events += events
+    return events, code == _events.UNPARK
+
+
+def compile_event_loop() -> None:
+    """Load the compiled event loop, compiling it on a new installation (about 6 s, kept in
+    numba's cache): the Docker image's build and the benchmarks call it so that no user or timing
+    pays that. A 60-point path (two Gaussian clouds, σ = 1) crosses its events in the loop."""
+    rng = np.random.default_rng(0)
+    X = np.r_[rng.normal(0.0, 1.0, (30, 2)), rng.normal(1.0, 1.0, (30, 2))]
+    sq = np.sum(X * X, axis=1)
+    K = np.exp(-0.5 * np.maximum(sq[:, None] + sq[None, :] - 2.0 * X @ X.T, 0.0))
+    y = np.r_[-np.ones(30), np.ones(30)]
+    solve_path(K, y, np.ones(60), 2.0 ** np.arange(-10.0, 1.0) / 60, compiled=True)
 
 
 def _close_empty_elbow(P, seg):

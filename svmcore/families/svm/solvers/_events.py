@@ -1,0 +1,355 @@
+"""The path's common events, compiled (numba): one elbow point entering or leaving at a time.
+
+``path._solve_path`` follows the path event by event. Most events are simple: the segment's
+direction A⁻¹[0; y_E] passes its residual check; one point, and only one, meets its event first;
+an entering point is clearly independent of the elbow (Schur pivot above 1e-6·max K_ii); and no
+requested λ lies on the segment. For those, ``run_events`` does in one compiled loop what
+``_next_event`` and ``_cross_event`` do in numpy (the same formulas on the same arrays of
+``_Path``), without Python's overhead per event: the pass over the elbow's kernel rows for dh,
+the direction's residual check (from dh, whose elbow entries are A's rows times x: no pass over
+A unless the check fails), the steps to each point's event, the move, and the
+bordering or downdating of A⁻¹ (``ExplicitInverse``), of the tracked direction and of the parked
+points' bounds. One difference: a tracked direction that misses the check is refined from itself
+(x += A⁻¹ r, up to three times) before it is solved afresh as ``solve_elbow`` does; the numpy
+code solves afresh at once.
+
+Anything else ends the loop *before* that event, with the state untouched for it (``BAIL``): the
+numpy code then takes the event (a requested λ on the segment, a direction that fails its check,
+ties and zero-length steps, a nearly dependent entering point, the last elbow point leaving). A
+leave after which parked points are offered back to the elbow ends the loop *after* the event's
+own updates (``UNPARK``): the caller offers them (``path._unpark``). The loop also ends after an
+event when the owner's bookkeeping is due (``exact_state`` every ``EXACT_EVERY`` events, a
+rebuild of the inverse), so cancel checks and the event cap keep their places.
+
+The arithmetic is that of the numpy code, but sums run in another order than BLAS's: the path's
+answers (recomputed from the partition at each requested λ) agree to rounding.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+RAN = 0          # the budget of events was used, or the owner's bookkeeping is due
+BAIL = 1         # the next event is for the numpy code (nothing of it was done)
+UNPARK = 2       # the last event removed an elbow point; parked points are offered back
+
+_R, _L, _E, _P = 0, 1, 2, 3      # as path.py
+
+
+@njit(inline="always")
+def _symv(M, x, size, out):
+    """out[:size] = M[:size, :size]' x[:size] by rows (M symmetric up to rounding)."""
+    for i in range(size):
+        out[i] = 0.0
+    for j in range(size):
+        xj = x[j]
+        if xj != 0.0:
+            for i in range(size):
+                out[i] += xj * M[j, i]
+
+
+@njit(inline="always")
+def _residual(A, x, y, E, m, r):
+    """r = [0; y_E] − A x; returns max |r|."""
+    M = m + 1
+    _symv(A, x, M, r)
+    r[0] = -r[0]
+    worst = abs(r[0])
+    for j in range(m):
+        r[j + 1] = y[E[j]] - r[j + 1]
+        worst = max(worst, abs(r[j + 1]))
+    return worst
+
+
+@njit(inline="always")
+def _xmax(x, M):
+    out = 0.0
+    for j in range(1, M):
+        out = max(out, abs(x[j]))
+    return out
+
+
+@njit(inline="always")
+def _direction(A, B, x, y, E, m, kscale, r, d, rtol):
+    """The segment's direction x = A⁻¹[0; y_E] to ``_Path.direction``'s residual bound
+    1e-12 (1 + max K_ii max|x_E|): the tracked x, refined from itself up to three times, else
+    ``solve_elbow(rhs, rtol=1e-12)`` without its rescue (B[0; y_E] and up to three refinement
+    steps). False when that misses (the numpy code rebuilds the inverse)."""
+    M = m + 1
+    for _ in range(3):
+        if _residual(A, x, y, E, m, r) <= rtol * (1.0 + kscale * _xmax(x, M)):
+            return True
+        _symv(B, r, M, d)
+        for j in range(M):
+            x[j] += d[j]
+    r[0] = 0.0
+    for j in range(m):
+        r[j + 1] = y[E[j]]
+    _symv(B, r, M, x)                             # B symmetric up to rounding
+    scale = 1.0 + kscale * _xmax(x, M)
+    for _ in range(3):
+        if _residual(A, x, y, E, m, r) <= rtol * scale:
+            return True
+        _symv(B, r, M, d)
+        for j in range(M):
+            x[j] += d[j]
+    return _residual(A, x, y, E, m, r) <= 1e-13 * scale
+
+
+@njit(inline="always")
+def _rates(KE, x, m, n, dh):
+    """dh = x[1:] K_E + x[0] (the margins' rates, one pass over the elbow's kernel rows)."""
+    for i in range(n):
+        dh[i] = 0.0
+    for j in range(m):
+        xj = x[j + 1]
+        for i in range(n):
+            dh[i] += xj * KE[j, i]
+    for i in range(n):
+        dh[i] += x[0]
+
+
+@njit(inline="always")
+def _rates_residual(x, y, E, m, dh):
+    """max |[0; y_E] − A x| from the rates: A x = [Σ x_E; dh_E] (the rows of A below its first
+    are the elbow's kernel rows and a 1, which the pass for dh has just summed): the tracked
+    direction's check without a pass over A."""
+    total = 0.0
+    worst = 0.0
+    for j in range(m):
+        total += x[j + 1]
+        p = E[j]
+        worst = max(worst, abs(y[p] - dh[p]))
+    return max(worst, abs(total))
+
+
+@njit(inline="always")
+def _first_event(y, upper, alpha, status, h, dh, x, E, m, s, tm, te):
+    """``_next_event``'s steps: tm (non-elbow points to the margin), te (elbow α to a bound);
+    returns the first step (inf: none before s = 0; nan: a nan among them)."""
+    n = y.size
+    t_ev = np.inf
+    for i in range(n):
+        tm[i] = np.inf
+        st = status[i]
+        if st == _L or st == _R:
+            sgn = 1.0 if st == _L else -1.0
+            rho = 1.0 - y[i] * dh[i]
+            if sgn * rho > 1e-11:
+                tm[i] = max(-(y[i] * h[i] - s) / rho, 0.0)
+            if tm[i] != tm[i] or rho != rho:
+                return np.nan
+            if tm[i] < t_ev:
+                t_ev = tm[i]
+    for j in range(m):
+        p = E[j]
+        v = -y[p] * x[j + 1]
+        vtol = 1e-13 * upper[p] / max(s, 1e-300)
+        te[j] = np.inf
+        if v < -vtol:
+            te[j] = max(alpha[p] / -v, 0.0)
+        elif v > vtol:
+            te[j] = max((upper[p] - alpha[p]) / v, 0.0)
+        if te[j] != te[j] or v != v:
+            return np.nan
+        if te[j] < t_ev:
+            t_ev = te[j]
+    if t_ev >= s:
+        t_ev = np.inf
+    return t_ev
+
+
+@njit(inline="always")
+def _enter_pivot(K, B, KE, p, m, u, w):
+    """u = [1; K_Ep], w = A⁻¹u (``ExplicitInverse.prepare_add``); returns the pivot K_pp − u'w."""
+    M = m + 1
+    u[0] = 1.0
+    for j in range(m):
+        u[j + 1] = KE[j, p]
+    _symv(B, u, M, w)
+    c = K[p, p]
+    for j in range(M):
+        c -= u[j] * w[j]
+    return c
+
+
+@njit(inline="always")
+def _enter(K, y, A, B, KE, E, status, x, p, m, u, w, c, wc):
+    """Border A⁻¹, the tracked direction and A with p (``try_add``'s clear case, ``_track_add``,
+    ``ExplicitInverse.commit_add``, ``_Path._append``)."""
+    M = m + 1
+    ux = 0.0
+    for j in range(M):
+        ux += u[j] * x[j]
+    xi = (y[p] - ux) / c
+    for j in range(M):
+        x[j] -= xi * w[j]
+    x[M] = xi
+    for j in range(M):
+        wc[j] = w[j] / c
+    for i in range(M):
+        wi = w[i]
+        for j in range(M):
+            B[i, j] += wi * wc[j]
+    for j in range(M):
+        B[M, j] = -wc[j]
+        B[j, M] = -wc[j]
+    B[M, M] = 1.0 / c
+    A[M, 0] = 1.0
+    A[0, M] = 1.0
+    for j in range(m):
+        A[M, j + 1] = K[p, E[j]]
+        A[j + 1, M] = K[p, E[j]]
+    A[M, M] = K[p, p]
+    KE[m, :] = K[p, :]
+    E[m] = p
+    status[p] = _E
+
+
+@njit(inline="always")
+def _leave(A, B, KE, E, status, park_bound, x, j, m, col, cc):
+    """Remove elbow position j (the last moves into it): ``ExplicitInverse.remove``, the parked
+    points' bounds (``_raise_park_bounds``), ``_track_remove`` and ``_Path.remove``'s moves."""
+    M = m + 1
+    r, last = j + 1, M - 1
+    for i in range(M):
+        col[i] = B[i, r]
+    cr = col[r]
+    for k in range(M):
+        cc[k] = col[k] / cr
+    for i in range(M):
+        ci = col[i]
+        for k in range(M):
+            B[i, k] -= ci * cc[k]
+    if r != last:
+        for k in range(M):
+            B[r, k] = B[last, k]
+        for k in range(M):
+            B[k, r] = B[k, last]
+        B[r, r] = B[last, last]
+    ok = cr > 0
+    for i in range(M):
+        ok = ok and np.isfinite(col[i])
+    for q in range(status.size):
+        if status[q] == _P:
+            if not ok:
+                park_bound[q] = np.inf
+            else:
+                g = col[0]
+                for i in range(m):
+                    g += col[i + 1] * KE[i, q]
+                park_bound[q] += g * g / cr
+    xr = x[r] / cr
+    for i in range(M):
+        x[i] = x[i] - col[i] * xr
+    x[r] = x[last]
+    if j != m - 1:
+        for k in range(M):
+            A[r, k] = A[last, k]
+        for k in range(M):
+            A[k, r] = A[k, last]
+        A[r, r] = A[last, last]
+        KE[j, :] = KE[m - 1, :]
+        E[j] = E[m - 1]
+
+
+@njit(inline="always")
+def _settle_parked(alpha, status, park_bound, upper, s, dep_level, bound_rtol):
+    """``_unpark`` when no parked point is offered back: parked points at a bound join that set.
+    Returns False (nothing changed) when some parked point is offered."""
+    for q in range(status.size):
+        if status[q] == _P and park_bound[q] > dep_level:
+            return False
+    for q in range(status.size):
+        if status[q] == _P:
+            a = alpha[q]
+            if a <= bound_rtol * min(1.0, s) * upper[q]:
+                alpha[q] = 0.0
+                status[q] = _R
+            elif a >= (1 - bound_rtol) * upper[q]:
+                alpha[q] = upper[q]
+                status[q] = _L
+    return True
+
+
+@njit(inline="always")
+def _single_event(tm, te, n, m, tol_t):
+    """The one point whose event is within tol_t: (margin point, −1) or (−1, elbow position);
+    (−1, −1) when there are several (a tie: ``_update_sets`` takes them together)."""
+    first, leave, count = -1, -1, 0
+    for i in range(n):
+        if tm[i] <= tol_t:
+            first, count = i, count + 1
+    for j in range(m):
+        if te[j] <= tol_t:
+            leave, count = j, count + 1
+    if count != 1:
+        return -1, -1
+    return first, leave
+
+
+@njit(inline="always")
+def _move(y, alpha, h, dh, x, E, m, t):
+    """``_move_to_event``: α_E and h are affine in s on the segment; step them by t."""
+    for j in range(m):
+        p = E[j]
+        alpha[p] = alpha[p] + t * (-y[p] * x[j + 1])
+    for i in range(y.size):
+        h[i] = h[i] - t * dh[i]
+
+
+@njit(cache=True, nogil=True)
+def run_events(K, y, upper, alpha, status, h, park_bound, KE, A, B, E, x, s, alpha0, m,
+               Fk, kscale, dep_level, bound_rtol, s_next, m_max, budget, exact_every,
+               total_events, large_from, large_rtol):
+    """Cross up to ``budget`` simple events (module docstring) from the state (s, α_0, the
+    elbow's first m points, A⁻¹ = B with Fk changes since its rebuild, the tracked direction
+    x), while the elbow holds fewer than ``m_max`` points. The direction is accepted at a
+    residual of 1e-12 (1 + max K_ii max|x|), ``large_rtol`` instead of 1e-12 from ``large_from``
+    elbow points (``_Path.DIRECTION_RTOL``, as the numpy code's large elbows). Arrays are updated in place (x must
+    have room for m + budget + 1 entries, the others for m + budget elbow points); returns
+    (code, events crossed, s, α_0, m, Fk)."""
+    n = y.size
+    dh, tm = np.empty(n), np.empty(n)
+    te, r, u, w = np.empty(x.size), np.empty(x.size), np.empty(x.size), np.empty(x.size)
+    for events in range(budget):
+        if m >= m_max:
+            return BAIL, events, s, alpha0, m, Fk
+        _rates(KE, x, m, n, dh)
+        rtol = 1e-12 if m < large_from else large_rtol
+        if _rates_residual(x, y, E, m, dh) > rtol * (1.0 + kscale * _xmax(x, m + 1)):
+            if not _direction(A, B, x, y, E, m, kscale, r, u, rtol):
+                return BAIL, events, s, alpha0, m, Fk
+            _rates(KE, x, m, n, dh)
+        t = _first_event(y, upper, alpha, status, h, dh, x, E, m, s, tm, te)
+        if not t > 1e-14 * s or s - s_next <= t:   # nan, a zero step, a requested λ, none
+            return BAIL, events, s, alpha0, m, Fk
+        first, leave = _single_event(tm, te, n, m, t + 1e-12 * s)
+        if (first < 0 and leave < 0) or (leave >= 0 and m == 1):
+            return BAIL, events, s, alpha0, m, Fk
+        c = 0.0
+        if first >= 0:                              # ``try_add``'s clear case only
+            c = _enter_pivot(K, B, KE, first, m, u, w)
+            if not c > 1e-6 * kscale:
+                return BAIL, events, s, alpha0, m, Fk
+        _move(y, alpha, h, dh, x, E, m, t)
+        alpha0, s = alpha0 - t * x[0], s - t
+        code = RAN
+        if first >= 0:
+            _enter(K, y, A, B, KE, E, status, x, first, m, u, w, c, r)
+            m += 1
+        else:
+            p = E[leave]
+            if -y[p] * x[leave + 1] > 0:
+                alpha[p], status[p] = upper[p], _L
+            else:
+                alpha[p], status[p] = 0.0, _R
+            _leave(A, B, KE, E, status, park_bound, x, leave, m, u, r)
+            m -= 1
+            if not _settle_parked(alpha, status, park_bound, upper, s, dep_level, bound_rtol):
+                code = UNPARK
+        Fk += 1
+        total_events += 1
+        if code == UNPARK or Fk >= max(64, m + 1) or total_events % exact_every == 0:
+            return code, events + 1, s, alpha0, m, Fk
+    return RAN, budget, s, alpha0, m, Fk

@@ -1,0 +1,197 @@
+"""The path's compiled loop (``solvers/_events.py``, used from ``COMPILED_FROM_N`` points) against
+the numpy code it stands in for, which is the reference: each event it crosses, from the same
+state, equals the numpy code's crossing of that event; whole columns give the same answers; and
+the paper grid's criteria agree with the stored tables as closely as another machine's do.
+(The path against cvxopt with the loop on: ``test_path.py::test_path_matches_cvxopt``.)"""
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pytest
+
+import svmcore.families.svm.solvers.path as P
+from svmcore.datasets.simulations import make_wahba2d
+from svmcore.families.svm.solvers._common import kkt_residual, rounding_floor
+from svmcore.kernels import gaussian_gram
+from svmcore.weights import class_weights_from_costs
+from test_path import _objective  # (1/n) Σ L(y_i)(1 − y_i f_i)_+ + λ c'Kc, independent of svmcore
+
+LOG2_NLAM = np.arange(-25.0, 0.01, 1.0)
+
+
+def _column(n, log2_sigma, cost_b=1.0, duplicates=0):
+    """wahba2d's kernel column; ``duplicates`` of its first points repeated at the end (their
+    kernel rows equal: the path parks them while their twin is in the elbow)."""
+    d = make_wahba2d(n - duplicates, 0)
+    X, y = np.vstack([d.X, d.X[:duplicates]]), np.r_[d.y, d.y[:duplicates]]
+    upper = class_weights_from_costs(y, 1.0, cost_b).upper_bounds(y)
+    return gaussian_gram(X, sigma=2.0 ** log2_sigma), y, upper, 2.0 ** LOG2_NLAM / n
+
+
+def _clone(path):
+    """A copy of the path's state that shares only K (``_Path``'s arrays are changed in place)."""
+    other = copy.copy(path)
+    for name in ("alpha", "status", "h", "park_bound", "KE", "A", "_Ebuf", "_dx"):
+        setattr(other, name, getattr(path, name).copy())
+    other.E = other._Ebuf[:path.m]
+    other.F = copy.deepcopy(path.F)
+    return other
+
+
+def _same_state(a, b, s_before):
+    """Two states after the same event from s_before: the same partition, s, α and h to
+    rounding, and an inverse of A as good as the numpy code's. Both codes accept the segment's
+    direction x at a residual of 1e-12 (1 + max K_ii max|x|), so x, and the step t ≤ s_before
+    to the event, are known to a relative 1e-12 times the condition number of A (estimated in
+    the ∞-norm from A and the numpy code's inverse)."""
+    np.testing.assert_array_equal(a.status, b.status)
+    np.testing.assert_array_equal(np.sort(a.E), np.sort(b.E))
+    cond = _cond(b) if b.m else 1.0
+    assert abs(a.s - b.s) <= 4e-12 * max(cond, 1.0) * s_before
+    h_tol = 1e-7 * max(1.0, np.abs(b.h).max())
+    np.testing.assert_allclose(a.h, b.h, rtol=0, atol=h_tol)
+    parked = b.status == P._P
+    np.testing.assert_allclose(a.park_bound[parked], b.park_bound[parked], rtol=1e-6)
+    # α: equal off the elbow; on it, determined only up to the near-null space of the bordered
+    # elbow matrix (module docstring of path.py), so the difference must be invisible in the
+    # margins h = K D_y α + α_0 and in the balance y'α, and small
+    d_alpha = a.alpha - b.alpha
+    off = a.status != P._E
+    np.testing.assert_allclose(d_alpha[off], 0.0, rtol=0, atol=1e-12 * a.upper.max())
+    np.testing.assert_allclose(a.K @ (a.y * d_alpha) + (a.alpha0 - b.alpha0), 0.0, rtol=0,
+                               atol=h_tol)
+    assert abs(a.y @ d_alpha) <= 1e-9 * a.upper.sum()
+    np.testing.assert_allclose(a.alpha, b.alpha, rtol=0, atol=1e-5 * a.upper.max())
+    # A⁻¹: of a nearly singular A (entries up to 1e6 at σ = 2), so compared by how well each
+    # inverts its own A, not entry by entry (there they differ by the condition number times the
+    # rounding of the products that update them, summed in another order)
+    M = a.m + 1
+    miss_a = np.abs(a.A[:M, :M] @ a.F.B[:M, :M] - np.eye(M)).max()
+    miss_b = np.abs(b.A[:M, :M] @ b.F.B[:M, :M] - np.eye(M)).max()
+    assert miss_a <= max(10 * miss_b, 1e-9), (miss_a, miss_b)
+
+
+@pytest.mark.parametrize("log2_sigma,cost_b,duplicates",
+                         [(-1.0, 1.0, 0), (1.0, 1.0, 0), (2.5, 4.5, 0),
+                          (1.0, 4.5, 20), (0.0, 4.5, 20)])
+def test_each_compiled_event_equals_the_numpy_crossing(monkeypatch, log2_sigma, cost_b,
+                                                       duplicates):
+    """Follow a column with the numpy code. Before each of its events, hand a copy of the state
+    to the compiled loop for one event: when it takes the event, the resulting state must be the
+    numpy code's (the same partition; s, α, h and A⁻¹ to rounding). σ = 2^2.5 has a nearly
+    singular elbow matrix; C_B = 4.5 unequal upper bounds; 20 repeated points are parked (their
+    bounds move on every leave)."""
+    K, y, upper, lams = _column(160, log2_sigma, cost_b, duplicates)
+    monkeypatch.setattr(P, "COMPILED_FROM_N", 10 ** 9)
+    run = P._setup(K, y, upper, lams, 1e-8, True, None, 1e-11, None)
+    P._start_path(run, None)
+    with np.errstate(divide="ignore", invalid="ignore"):     # as solve_path
+        taken, offered, parked_seen = _follow(run, K, y, upper)
+    if duplicates:                # twins meet the margin together: ties, for the numpy code
+        assert taken >= 15 and parked_seen >= 5, (taken, parked_seen)
+    else:
+        assert offered > 100 and taken >= 0.6 * offered, (taken, offered)
+
+
+def _follow(run, K, y, upper):
+    """``test_each_compiled_event_equals_the_numpy_crossing``'s walk: (events the loop took,
+    events offered to it, of those with parked points)."""
+    taken = offered = parked_seen = 0
+    while run.k < run.s_req.size and run.total_events < 3000:
+        path = run.path
+        events = 0
+        if P._compilable(path):
+            mine = _clone(path)
+            events, unpark = P._run_compiled(mine, run.s_req[run.k], 1, 1)
+            offered += 1
+        seg = P._next_event(path, y, upper)
+        if P._answer_segment(run, seg):
+            continue
+        if run.k >= run.s_req.size:
+            break
+        s_before = path.s
+        if events and _straddles(seg, path):
+            events = 0                    # rounding decides whether that point has an event
+        P._move_to_event(path, seg)
+        P._update_sets(path, seg, upper)            # (without the bookkeeping that follows)
+        if events:
+            taken += 1
+            if unpark:
+                P._unpark(mine, upper)
+            parked_seen += int(np.any(path.status == P._P))
+            _same_state(mine, path, s_before)
+        path.n_events += 1
+        run.total_events += 1
+        P._after_event(run)
+    return taken, offered, parked_seen
+
+
+def _straddles(seg, path):
+    """Whether a left or right point's rate towards the margin is within its error of the 1e-11
+    below which it has no event on the segment, so either code may rightly take that event or
+    not. The rates carry the direction's error, 1e-12 times the condition number of A relative
+    (``_cond``: up to 2e9 here); a repeated point whose twin is in the elbow has rate 0 in exact
+    arithmetic, and its rounding noise is far below 1e-11 while A is well conditioned."""
+    rate = np.abs(seg.rho[(path.status == P._L) | (path.status == P._R)])
+    return bool(np.any(np.abs(rate - 1e-11) <= max(1e-12, 1e-13 * _cond(path))))
+
+
+def _cond(path):
+    """The condition number of the bordered elbow matrix A in the ∞-norm, from its inverse."""
+    M = path.m + 1
+    return np.abs(path.A[:M, :M]).sum(1).max() * np.abs(path.F.B[:M, :M]).sum(1).max()
+
+
+@pytest.mark.parametrize("log2_sigma,cost_b,large_from", [
+    (-2.0, 1.0, None), (0.0, 1.0, None), (1.0, 4.5, None), (3.0, 1.0, None),
+    (-2.0, 1.0, 0), (1.0, 4.5, 0)])
+def test_compiled_columns_answer_as_the_numpy_path(monkeypatch, log2_sigma, cost_b, large_from):
+    """A whole column (n = 300, log2(nλ) = −25 … 0) with the compiled loop and without: every
+    answer within its KKT bound (recomputed here from α and b), the same objective to 1e-9
+    relative or to the KKT bound, and the loop took most events. With ``large_from`` = 0 every
+    direction is accepted at the large elbows' ``DIRECTION_RTOL``, as elbows of 500 points or
+    more are (n = 300 has none)."""
+    from svmcore.families.svm.solvers import _events
+
+    K, y, upper, lams = _column(300, log2_sigma, cost_b)
+    monkeypatch.setattr(P, "COMPILED_FROM_N", 10 ** 9)
+    ref = P.solve_path(K, y, upper, lams)
+    crossed = []
+    real = _events.run_events
+    monkeypatch.setattr(_events, "run_events", lambda *a: _count(real, crossed, *a))
+    monkeypatch.setattr(P, "COMPILED_FROM_N", 0)
+    if large_from is not None:      # every elbow's direction at the large elbows' tolerance
+        monkeypatch.setattr(P._Path, "LARGE_FROM", large_from)
+    sols = P.solve_path(K, y, upper, lams)
+    assert sum(crossed) >= 0.6 * sols[0].info["events"]
+    n = len(y)
+    for a, b in zip(sols, ref):
+        c = y * a.alpha / (2 * n * a.lam)
+        f = K @ c + a.b
+        floor = rounding_floor(K, y, a.alpha, a.lam, a.b)
+        assert kkt_residual(y, f, a.alpha, upper, scale=min(1.0, 2 * n * a.lam)) <= \
+            max(1e-8, floor)
+        # both within the KKT bound: each objective within about that bound times the mean
+        # weight of the hinge of the optimum (f off by ε moves (1/n)Σ L_i(1 − y_i f_i)_+ by ≤ ε L̄)
+        assert _objective(K, y, upper, a) == pytest.approx(
+            _objective(K, y, upper, b), rel=1e-9, abs=2 * max(1e-8, floor) * upper.mean())
+
+
+def _count(real, crossed, *args):
+    out = real(*args)
+    crossed.append(out[1])
+    return out
+
+
+
+def test_compile_event_loop_crosses_events_in_the_loop(monkeypatch):
+    """``compile_event_loop`` (the Docker build's step) runs the compiled loop, which crosses
+    most of its small path's events, and leaves the module's function in place."""
+    from svmcore.families.svm.solvers import _events
+
+    crossed = []
+    real = _events.run_events
+    monkeypatch.setattr(_events, "run_events", lambda *a: _count(real, crossed, *a))
+    P.compile_event_loop()
+    assert sum(crossed) >= 20
