@@ -3,7 +3,9 @@
 Writes ``svmcore/data/rates.json``, the app's and the CLI's starting point for time estimates
 (``svmcore.timing.RateBook``); the app then adds every sweep it runs. wahba2d, one process.
 
-* path: seconds per σ column, on the app's default grid (log2 nλ −20…8 step 2, log2 σ −3…3 step 1);
+* path: seconds per σ column, on the app's default grid (log2 nλ −20…8 step 2, log2 σ −3…3 step 1),
+  at n = 100 … 1600 with 1000 among them: from 1,000 points the path crosses its events in the
+  compiled loop (``COMPILED_FROM_N``), so the cost per column steps down there;
 * cvxopt and LIBSVM: seconds per grid point at each log2 nλ of −20…8 step 4 (one λ at a time,
   log2 σ −2…2 step 1: five columns, so that the run's fixed cost is spread as in a real grid),
   since their work grows steeply as λ falls. Exact LOO with them is measured at n = 100 only
@@ -26,6 +28,7 @@ import time
 from pathlib import Path
 
 from svmcore.datasets.simulations import make_simulation
+from svmcore.families.svm.solvers.path import compile_event_loop
 from svmcore.grid import run_grid
 from svmcore.safeio import write_text
 from svmcore.spec import DataSpec, make_spec
@@ -70,7 +73,7 @@ def measure(book, solver, crit, n) -> float:
 
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--ns", default="100,200,400,800,1600")
+    ap.add_argument("--ns", default="100,200,400,800,1000,1600")
     ap.add_argument("--solvers", default="path,cvxopt,libsvm")
     ap.add_argument("--budget", type=float, default=60.0, help="skip larger n once one run takes longer")
     ap.add_argument("--loo-ns", default="100", help="n of the pointwise solvers' exact-LOO rates")
@@ -85,6 +88,7 @@ def main(argv=None) -> None:
         old = RateBook.from_records(old_file["records"])
         book.records = [r for r in old.records if r["solver"] in keep]
         calibration = {k: v for k, v in old_file.get("calibration", {}).items() if k in keep}
+    compile_event_loop()         # the path's compiled loop (from 1,000 points) loaded before timing
     for solver in (v for v in args.solvers.split(",") if v not in keep):
         for name, crit in WORKLOADS.items():
             pointwise_loo = name == "loo" and solver not in COLUMN_SOLVERS
