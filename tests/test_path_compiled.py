@@ -143,15 +143,18 @@ def _cond(path):
     return np.abs(path.A[:M, :M]).sum(1).max() * np.abs(path.F.B[:M, :M]).sum(1).max()
 
 
-@pytest.mark.parametrize("log2_sigma,cost_b,large_from", [
-    (-2.0, 1.0, None), (0.0, 1.0, None), (1.0, 4.5, None), (3.0, 1.0, None),
-    (-2.0, 1.0, 0), (1.0, 4.5, 0)])
-def test_compiled_columns_answer_as_the_numpy_path(monkeypatch, log2_sigma, cost_b, large_from):
+@pytest.mark.parametrize("log2_sigma,cost_b,large_from,schur_from", [
+    (-2.0, 1.0, None, None), (0.0, 1.0, None, None), (1.0, 4.5, None, None),
+    (3.0, 1.0, None, None), (-2.0, 1.0, 0, None), (1.0, 4.5, 0, None), (0.0, 1.0, None, 30),
+    (1.0, 4.5, None, 20)])
+def test_compiled_columns_answer_as_the_numpy_path(monkeypatch, log2_sigma, cost_b, large_from,
+                                                   schur_from):
     """A whole column (n = 300, log2(nλ) = −25 … 0) with the compiled loop and without: every
     answer within its KKT bound (recomputed here from α and b), the same objective to 1e-9
     relative or to the KKT bound, and the loop took most events. With ``large_from`` = 0 every
     direction is accepted at the large elbows' ``DIRECTION_RTOL``, as elbows of 500 points or
-    more are (n = 300 has none)."""
+    more are (n = 300 has none); with ``schur_from`` the elbow passes ``COMPILED_SCHUR_FROM``, where
+    the numpy code's block-LU inverse takes over from the loop's explicit one."""
     from svmcore.families.svm.solvers import _events
 
     K, y, upper, lams = _column(300, log2_sigma, cost_b)
@@ -163,8 +166,10 @@ def test_compiled_columns_answer_as_the_numpy_path(monkeypatch, log2_sigma, cost
     monkeypatch.setattr(P, "COMPILED_FROM_N", 0)
     if large_from is not None:      # every elbow's direction at the large elbows' tolerance
         monkeypatch.setattr(P._Path, "LARGE_FROM", large_from)
+    if schur_from is not None:      # elbows cross from the explicit inverse to block-LU and back
+        monkeypatch.setattr(P, "COMPILED_SCHUR_FROM", schur_from)
     sols = P.solve_path(K, y, upper, lams)
-    assert sum(crossed) >= 0.6 * sols[0].info["events"]
+    assert sum(crossed) >= (0.6 if schur_from is None else 0.1) * sols[0].info["events"]
     n = len(y)
     for a, b in zip(sols, ref):
         c = y * a.alpha / (2 * n * a.lam)

@@ -85,12 +85,18 @@ from .qp import solve_cvxopt
 from .working_set import solve_working_set
 
 #: columns of at least this many points cross their simple events in the compiled loop
-#: (``_compiled_events``, numba) and keep an explicit elbow inverse at every size. Below it the
-#: numpy code alone, which is also the reference the tests compare the loop with. The loop is
+#: (``_compiled_events``, numba) and keep an explicit elbow inverse below ``COMPILED_SCHUR_FROM``
+#: elbow points. Below it the numpy code alone, which is also the reference the tests compare the loop with. The loop is
 #: faster at every n (n = 200, σ = 1: 12 ms against 20 ms a column), but a process's first use
 #: loads it (0.2–0.3 s with numba's import) and a new installation's first use compiles it (6 s
 #: once): paid back by columns of seconds, not by the app's default view (bench/scale.py --ab)
 COMPILED_FROM_N = 1000
+#: with the compiled loop, the explicit inverse (bordered and downdated in the loop) serves elbows
+#: below this size, the block-LU inverse of the numpy code larger ones: its |E|² updates an event
+#: cost more memory traffic than block-LU's from there (n = 2000, σ = 2^-3, |E| ≈ 960: 3.2 s
+#: compiled against 5.0 s a column; n = 5000, σ = 2^-3, |E| to 2,500, explicit at every size:
+#: 163.5 s against 132.3 s for the numpy code, two columns at a time)
+COMPILED_SCHUR_FROM = 1500
 
 _R, _L, _E, _P = 0, 1, 2, 3          # status codes: right (α=0), left (α=L), elbow, parked
 _SGN = np.array([-1.0, 1.0, 0.0, 0.0])   # direction in which a non-elbow point meets the margin
@@ -107,7 +113,7 @@ class _Path:
     SCHUR_FROM = 500
     #: elbow size from which a direction is accepted at ``DIRECTION_RTOL`` (its first answer's
     #: residual is 1e-13 … 1e-11 there); below it at 1e-12. The numpy code ties this to the block-LU
-    #: inverse (``SCHUR_FROM``); the compiled loop, whose inverse is explicit at every size, uses it
+    #: inverse (``SCHUR_FROM``); the compiled loop, whose inverse is explicit to 1,500 points, uses it
     #: as such (n = 2000, σ = 2^-3: 4.97 s → 3.2 s a column with the residual read off dh)
     LARGE_FROM = 500
     #: block-LU rebuilds by merging (``refactor(merge=True)``) between two fresh inversions
@@ -142,7 +148,7 @@ class _Path:
         self._dx = None                 # direction A⁻¹[0; y_E] (elbow order) kept up to date, or None
         self.park_bound = np.full(n, np.inf)    # ≥ a parked point's squared distance to the hull
         if compiled:                    # the compiled loop borders an explicit inverse cheaply
-            self.SCHUR_FROM = n + 1
+            self.SCHUR_FROM = COMPILED_SCHUR_FROM
 
     # ------------------------------------------------------------------ elbow inverse
     def _grow(self, need=None):
