@@ -1,8 +1,7 @@
 """The path's compiled loop (``solvers/_events.py``, used from ``COMPILED_FROM_N`` points) against
 the numpy code it stands in for, which is the reference: each event it crosses, from the same
-state, equals the numpy code's crossing of that event; whole columns give the same answers; and
-the paper grid's criteria agree with the stored tables as closely as another machine's do.
-(The path against cvxopt with the loop on: ``test_path.py::test_path_matches_cvxopt``.)"""
+state, equals the numpy code's crossing of that event; whole columns give the same answers. (The
+paper grid with the loop on against the stored tables: ``test_refactor_identity.py``.)"""
 from __future__ import annotations
 
 import copy

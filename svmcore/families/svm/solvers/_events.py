@@ -71,10 +71,11 @@ def _xmax(x, M):
 
 @njit(inline="always")
 def _direction(A, B, x, y, E, m, kscale, r, d, rtol):
-    """The segment's direction x = A⁻¹[0; y_E] to ``_Path.direction``'s residual bound
-    1e-12 (1 + max K_ii max|x_E|): the tracked x, refined from itself up to three times, else
-    ``solve_elbow(rhs, rtol=1e-12)`` without its rescue (B[0; y_E] and up to three refinement
-    steps). False when that misses (the numpy code rebuilds the inverse)."""
+    """The segment's direction x = A⁻¹[0; y_E] to the residual bound rtol (1 + max K_ii
+    max|x_E|) (``_Path.direction``'s, with rtol 1e-12 or ``DIRECTION_RTOL``): the tracked x,
+    refined from itself up to three times, else ``solve_elbow`` without its rescue (B[0; y_E] and
+    up to three refinement steps). False when that misses (the numpy code rebuilds the
+    inverse)."""
     M = m + 1
     for _ in range(3):
         if _residual(A, x, y, E, m, r) <= rtol * (1.0 + kscale * _xmax(x, M)):
@@ -305,10 +306,10 @@ def run_events(K, y, upper, alpha, status, h, park_bound, KE, A, B, E, x, s, alp
     """Cross up to ``budget`` simple events (module docstring) from the state (s, α_0, the
     elbow's first m points, A⁻¹ = B with Fk changes since its rebuild, the tracked direction
     x), while the elbow holds fewer than ``m_max`` points. The direction is accepted at a
-    residual of 1e-12 (1 + max K_ii max|x|), ``large_rtol`` instead of 1e-12 from ``large_from``
-    elbow points (``_Path.DIRECTION_RTOL``, as the numpy code's large elbows). Arrays are updated in place (x must
-    have room for m + budget + 1 entries, the others for m + budget elbow points); returns
-    (code, events crossed, s, α_0, m, Fk)."""
+    residual of 1e-12 (1 + max K_ii max|x|), ``large_rtol`` instead of 1e-12 from
+    ``large_from`` elbow points (``_Path.DIRECTION_RTOL``, as the numpy code's large elbows).
+    Arrays are updated in place (x must have room for m + budget + 1 entries, the others for
+    m + budget elbow points); returns (code, events crossed, s, α_0, m, Fk)."""
     n = y.size
     dh, tm = np.empty(n), np.empty(n)
     te, r, u, w = np.empty(x.size), np.empty(x.size), np.empty(x.size), np.empty(x.size)

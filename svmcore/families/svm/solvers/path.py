@@ -86,8 +86,8 @@ from .working_set import solve_working_set
 
 #: columns of at least this many points cross their simple events in the compiled loop
 #: (``_compiled_events``, numba) and keep an explicit elbow inverse below ``COMPILED_SCHUR_FROM``
-#: elbow points. Below it the numpy code alone, which is also the reference the tests compare the loop with. The loop is
-#: faster at every n (n = 200, σ = 1: 12 ms against 20 ms a column), but a process's first use
+#: elbow points. Below it the numpy code alone, which is also the reference the tests compare the
+#: loop with. The loop is faster at every n (n = 200, σ = 1: 12 ms against 20 ms a column), but a process's first use
 #: loads it (0.2–0.3 s with numba's import) and a new installation's first use compiles it (6 s
 #: once): paid back by columns of seconds, not by the app's default view (bench/scale.py --ab)
 COMPILED_FROM_N = 1000
@@ -1070,12 +1070,13 @@ def compile_event_loop() -> None:
     """Load the compiled event loop, compiling it on a new installation (about 6 s, kept in
     numba's cache): the Docker image's build and the benchmarks call it so that no user or timing
     pays that. A 60-point path (two Gaussian clouds, σ = 1) crosses its events in the loop."""
+    from ....kernels import gaussian_gram
+
     rng = np.random.default_rng(0)
     X = np.r_[rng.normal(0.0, 1.0, (30, 2)), rng.normal(1.0, 1.0, (30, 2))]
-    sq = np.sum(X * X, axis=1)
-    K = np.exp(-0.5 * np.maximum(sq[:, None] + sq[None, :] - 2.0 * X @ X.T, 0.0))
     y = np.r_[-np.ones(30), np.ones(30)]
-    solve_path(K, y, np.ones(60), 2.0 ** np.arange(-10.0, 1.0) / 60, compiled=True)
+    solve_path(gaussian_gram(X, sigma=1.0), y, np.ones(60), 2.0 ** np.arange(-10.0, 1.0) / 60,
+               compiled=True)
 
 
 def _close_empty_elbow(P, seg):
