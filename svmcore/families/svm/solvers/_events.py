@@ -122,7 +122,7 @@ def _direction(A, B, PL, PR, npend, x, y, E, m, kscale, r, d, rtol, tries):
     r[0] = 0.0
     for j in range(m):
         r[j + 1] = y[E[j]]
-    _bsymv(B, PL, PR, npend, r, M, x)                             # B symmetric up to rounding
+    _bsymv(B, PL, PR, npend, r, M, x)             # B symmetric up to rounding
     scale = 1.0 + kscale * _xmax(x, M)
     for _ in range(3):
         if _residual(A, x, y, E, m, r) <= rtol * scale:
