@@ -59,16 +59,22 @@ class ExplicitInverse:
         if w is None:
             w, c = data
         M = self.M
-        if M + 1 > self.B.shape[0]:
-            B = np.zeros((2 * M, 2 * M))
-            B[:M, :M] = self.B[:M, :M]
-            self.B = B
+        self.reserve(1)
         B = self.B
         B[:M, :M] += np.outer(w, w / c)
         B[M, :M] = B[:M, M] = -w / c
         B[M, M] = 1.0 / c
         self.M = M + 1
         self.k += 1
+
+    def reserve(self, extra):
+        """Room in B for ``extra`` more elbow points, doubling (the compiled loop borders B in
+        place and cannot grow it)."""
+        M = self.M
+        if M + extra > self.B.shape[0]:
+            B = np.zeros((max(2 * M, M + extra),) * 2)
+            B[:M, :M] = self.B[:M, :M]
+            self.B = B
 
     def remove(self, j):
         """Remove elbow position j; the last position moves into j (as in ``_Path.remove``).

@@ -172,15 +172,16 @@ class _Path:
         inverse (the compiled loop cannot grow them)."""
         need = min(self.n, self.m + extra)
         self._grow(need)
+        self._room_in_E(need)
+        if isinstance(self.F, ExplicitInverse):
+            self.F.reserve(extra)
+
+    def _room_in_E(self, need):
+        """Room for ``need`` elbow points in the elbow buffer (E is a view of it), doubling."""
         if self._Ebuf.size < need:
             buf = np.empty(max(need, 2 * self._Ebuf.size), dtype=np.intp)
             buf[:self.m] = self.E
             self._Ebuf, self.E = buf, buf[:self.m]
-        F = self.F
-        if isinstance(F, ExplicitInverse) and F.B.shape[0] < F.M + extra:
-            B = np.zeros((2 * (F.M + extra),) * 2)
-            B[:F.M, :F.M] = F.B[:F.M, :F.M]
-            F.B = B
 
     @property
     def dep_level(self):
@@ -206,8 +207,7 @@ class _Path:
         A[m + 1, 1:m + 1] = A[1:m + 1, m + 1] = kp[self.E]
         A[m + 1, m + 1] = kp[p]
         self.KE[m] = kp
-        if m == self._Ebuf.size:
-            self._Ebuf = np.r_[self._Ebuf, np.empty(m, dtype=np.intp)]
+        self._room_in_E(m + 1)
         self._Ebuf[:m] = self.E
         self._Ebuf[m] = p
         self.E = self._Ebuf[:m + 1]
