@@ -19,11 +19,14 @@ from test_path import _objective  # (1/n) Σ L(y_i)(1 − y_i f_i)_+ + λ c'Kc, 
 LOG2_NLAM = np.arange(-25.0, 0.01, 1.0)
 
 
-def _column(n, log2_sigma, cost_b=1.0, duplicates=0):
+def _column(n, log2_sigma, cost_b=1.0, duplicates=0, offset=0.0):
     """wahba2d's kernel column; ``duplicates`` of its first points repeated at the end (their
-    kernel rows equal: the path parks them while their twin is in the elbow)."""
+    kernel rows equal: the path parks them while their twin is in the elbow), moved by
+    ``offset`` in x_1 (nearly equal rows: they meet the margin apart, each nearly dependent on
+    the elbow that holds its twin)."""
     d = make_wahba2d(n - duplicates, 0)
-    X, y = np.vstack([d.X, d.X[:duplicates]]), np.r_[d.y, d.y[:duplicates]]
+    twins = d.X[:duplicates] + np.array([offset, 0.0])
+    X, y = np.vstack([d.X, twins]), np.r_[d.y, d.y[:duplicates]]
     upper = class_weights_from_costs(y, 1.0, cost_b).upper_bounds(y)
     return gaussian_gram(X, sigma=2.0 ** log2_sigma), y, upper, 2.0 ** LOG2_NLAM / n
 
@@ -38,30 +41,35 @@ def _clone(path):
     return other
 
 
-def _same_state(a, b, s_before):
+def _same_state(a, b, s_before, rate=1.0, seg=None, old_E=None):
     """Two states after the same event from s_before: the same partition, s, α and h to
     rounding, and an inverse of A as good as the numpy code's. Both codes accept the segment's
     direction x at a residual of 1e-12 (1 + max K_ii max|x|), so x, and the step t ≤ s_before
     to the event, are known to a relative 1e-12 times the condition number of A (estimated in
-    the ∞-norm from A and the numpy code's inverse)."""
+    the ∞-norm from A and the numpy code's inverse), divided by the entering point's rate
+    towards the margin when that is below 1 (``rate``: t = gap / rate; a point nearly dependent
+    on the elbow moves with it, at rates down to 1e-5 here). α, α_0 and h are compared at the
+    numpy code's s: the loop's are moved there along the numpy code's segment ``seg`` (elbow
+    ``old_E`` before the event), on which they are affine in s."""
     np.testing.assert_array_equal(a.status, b.status)
     np.testing.assert_array_equal(np.sort(a.E), np.sort(b.E))
     cond = _cond(b) if b.m else 1.0
-    assert abs(a.s - b.s) <= 4e-12 * max(cond, 1.0) * s_before
+    assert abs(a.s - b.s) <= 4e-12 * max(cond, 1.0) * s_before / min(rate, 1.0)
+    h, alpha, alpha0 = _moved_to(a, b.s, seg, old_E)
     h_tol = 1e-7 * max(1.0, np.abs(b.h).max())
-    np.testing.assert_allclose(a.h, b.h, rtol=0, atol=h_tol)
+    np.testing.assert_allclose(h, b.h, rtol=0, atol=h_tol)
     parked = b.status == P._P
     np.testing.assert_allclose(a.park_bound[parked], b.park_bound[parked], rtol=1e-6)
     # α: equal off the elbow; on it, determined only up to the near-null space of the bordered
     # elbow matrix (module docstring of path.py), so the difference must be invisible in the
     # margins h = K D_y α + α_0 and in the balance y'α, and small
-    d_alpha = a.alpha - b.alpha
+    d_alpha = alpha - b.alpha
     off = a.status != P._E
     np.testing.assert_allclose(d_alpha[off], 0.0, rtol=0, atol=1e-12 * a.upper.max())
-    np.testing.assert_allclose(a.K @ (a.y * d_alpha) + (a.alpha0 - b.alpha0), 0.0, rtol=0,
+    np.testing.assert_allclose(a.K @ (a.y * d_alpha) + (alpha0 - b.alpha0), 0.0, rtol=0,
                                atol=h_tol)
     assert abs(a.y @ d_alpha) <= 1e-9 * a.upper.sum()
-    np.testing.assert_allclose(a.alpha, b.alpha, rtol=0, atol=1e-5 * a.upper.max())
+    np.testing.assert_allclose(alpha, b.alpha, rtol=0, atol=1e-5 * a.upper.max())
     # A⁻¹: of a nearly singular A (entries up to 1e6 at σ = 2), so compared by how well each
     # inverts its own A, not entry by entry (there they differ by the condition number times the
     # rounding of the products that update them, summed in another order)
@@ -71,23 +79,42 @@ def _same_state(a, b, s_before):
     assert miss_a <= max(10 * miss_b, 1e-9), (miss_a, miss_b)
 
 
-@pytest.mark.parametrize("log2_sigma,cost_b,duplicates",
-                         [(-1.0, 1.0, 0), (1.0, 1.0, 0), (2.5, 4.5, 0),
-                          (1.0, 4.5, 20), (0.0, 4.5, 20)])
+def _moved_to(a, s, seg, old_E):
+    """State a's h, α and α_0 after a point entered (or was parked), moved along the segment
+    ``seg`` (d/ds: dh, da0, and −v on the elbow ``old_E``) from a.s to s. After a leave they are
+    returned as they are: the leaving α was set to its bound at a's own s."""
+    h, alpha, alpha0 = a.h.copy(), a.alpha.copy(), a.alpha0
+    if seg is None or seg.empty or np.any(a.status[old_E] != P._E):
+        return h, alpha, alpha0
+    ds = s - a.s
+    alpha[old_E] -= ds * seg.v
+    return h + ds * seg.dh, alpha, alpha0 + ds * seg.da0
+
+
+@pytest.mark.parametrize("log2_sigma,cost_b,duplicates,offset",
+                         [(-1.0, 1.0, 0, 0.0), (1.0, 1.0, 0, 0.0), (2.5, 4.5, 0, 0.0),
+                          (1.0, 4.5, 20, 0.0), (0.0, 4.5, 20, 0.0), (0.0, 4.5, 20, 1e-6),
+                          (1.0, 1.0, 20, 1e-4)])
 def test_each_compiled_event_equals_the_numpy_crossing(monkeypatch, log2_sigma, cost_b,
-                                                       duplicates):
+                                                       duplicates, offset):
     """Follow a column with the numpy code. Before each of its events, hand a copy of the state
     to the compiled loop for one event: when it takes the event, the resulting state must be the
     numpy code's (the same partition; s, α, h and A⁻¹ to rounding). σ = 2^2.5 has a nearly
     singular elbow matrix; C_B = 4.5 unequal upper bounds; 20 repeated points are parked (their
-    bounds move on every leave)."""
-    K, y, upper, lams = _column(160, log2_sigma, cost_b, duplicates)
+    bounds move on every leave). Twins 1e-6 or 1e-4 apart meet the margin one at a time, each
+    with a small pivot (below 1e-6·max K_ii) once its twin is in the elbow: the loop recomputes
+    it against A (``_events._careful_pivot``) and borders the point in, or parks it when it is
+    within 1e-11 of the elbow's hull (some at 1e-6)."""
+    K, y, upper, lams = _column(160, log2_sigma, cost_b, duplicates, offset)
     monkeypatch.setattr(P, "COMPILED_FROM_N", 10 ** 9)
     run = P._setup(K, y, upper, lams, 1e-8, True, None, 1e-11, None)
     P._start_path(run, None)
     with np.errstate(divide="ignore", invalid="ignore"):     # as solve_path
-        taken, offered, parked_seen = _follow(run, K, y, upper)
-    if duplicates:                # twins meet the margin together: ties, for the numpy code
+        taken, offered, parked_seen, parked_now, small = _follow(run, K, y, upper)
+    if offset:                    # the loop took nearly dependent points (1e-6: and parked some)
+        assert taken >= 60 and small >= 5 and parked_now >= 3 * (offset == 1e-6), \
+            (taken, small, parked_now)
+    elif duplicates:              # twins meet the margin together: ties, for the numpy code
         assert taken >= 15 and parked_seen >= 5, (taken, parked_seen)
     else:
         assert offered > 100 and taken >= 0.6 * offered, (taken, offered)
@@ -95,8 +122,9 @@ def test_each_compiled_event_equals_the_numpy_crossing(monkeypatch, log2_sigma, 
 
 def _follow(run, K, y, upper):
     """``test_each_compiled_event_equals_the_numpy_crossing``'s walk: (events the loop took,
-    events offered to it, of those with parked points)."""
-    taken = offered = parked_seen = 0
+    events offered to it, of those with parked points, of those that parked a point, of those
+    where a point entered with a pivot below ``try_add``'s 1e-6·max K_ii)."""
+    taken = offered = parked_seen = parked_now = small = 0
     while run.k < run.s_req.size and run.total_events < 3000:
         path = run.path
         events = 0
@@ -109,9 +137,11 @@ def _follow(run, K, y, upper):
             continue
         if run.k >= run.s_req.size:
             break
-        s_before = path.s
+        s_before, rate, old_E = path.s, _entering_rate(seg), path.E.copy()
+        small_pivot = _small_pivot(path, seg)
         if events and _straddles(seg, path):
             events = 0                    # rounding decides whether that point has an event
+        parked_before = np.sum(path.status == P._P)
         P._move_to_event(path, seg)
         P._update_sets(path, seg, upper)            # (without the bookkeeping that follows)
         if events:
@@ -119,11 +149,34 @@ def _follow(run, K, y, upper):
             if unpark:
                 P._unpark(mine, upper)
             parked_seen += int(np.any(path.status == P._P))
-            _same_state(mine, path, s_before)
+            parked_now += int(np.sum(path.status == P._P) > parked_before)
+            small += int(small_pivot)
+            _same_state(mine, path, s_before, rate, seg, old_E)
         path.n_events += 1
         run.total_events += 1
         P._after_event(run)
-    return taken, offered, parked_seen
+    return taken, offered, parked_seen, parked_now, small
+
+
+def _small_pivot(path, seg):
+    """Whether the point entering at the segment's end has a Schur pivot K_pp − u'A⁻¹u below
+    1e-6·max K_ii (``try_add`` then recomputes it against A: ``_events._careful_pivot``)."""
+    if seg.empty or seg.tm is None or path.m == 0:
+        return False
+    p = int(np.argmin(seg.tm))
+    if not seg.tm[p] <= seg.t + 1e-12 * seg.s:        # an elbow point leaves
+        return False
+    u = path._border(p)
+    c, _ = path.F.prepare_add(p, u, path.K[p, p])
+    return not c > 1e-6 * path.kscale
+
+
+def _entering_rate(seg):
+    """|d(y f − 1)/dt| of the point that enters at the segment's end (1 when one leaves)."""
+    if seg.empty or seg.tm is None:
+        return 1.0
+    i = int(np.argmin(seg.tm))
+    return float(abs(seg.rho[i])) if seg.tm[i] <= seg.t + 1e-12 * seg.s else 1.0
 
 
 def _straddles(seg, path):

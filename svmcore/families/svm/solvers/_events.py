@@ -2,14 +2,17 @@
 
 ``path._solve_path`` follows the path event by event. Most events are simple: the segment's
 direction A⁻¹[0; y_E] passes its residual check; one point, and only one, meets its event first;
-an entering point is clearly independent of the elbow (Schur pivot above 1e-6·max K_ii); and no
-requested λ lies on the segment. For those, ``run_events`` does in one compiled loop what
+and no requested λ lies on the segment. For those, ``run_events`` does in one compiled loop what
 ``_next_event`` and ``_cross_event`` do in numpy (the same formulas on the same arrays of
 ``_Path``), without Python's overhead per event: the pass over the elbow's kernel rows for dh,
 the direction's residual check (from dh, whose elbow entries are A's rows times x: no pass over
 A unless the check fails), the steps to each point's event, the move, and the
 bordering or downdating of A⁻¹ (``ExplicitInverse``), of the tracked direction and of the parked
-points' bounds. One difference: a tracked direction that misses the check is refined from itself
+points' bounds. An entering point whose Schur pivot is below 1e-6·max K_ii is looked at again as
+``try_add`` does (``_careful_pivot``: A⁻¹u refined against A) and bordered in, or parked when it
+is within ``dep_level`` of the elbow's affine hull (n = 2000, log2 σ ≥ 0: about 800 such events
+a column, each a round trip to the numpy code before). One difference: a tracked direction that
+misses the check is refined from itself
 (x += A⁻¹ r, up to three times; the first step's r read off dh, the others' from A) before it is
 solved afresh as ``solve_elbow`` does; the numpy code solves afresh at once.
 
@@ -22,7 +25,8 @@ give it: an event reads B once instead of reading it, then reading and writing i
 
 Anything else ends the loop *before* that event, with the state untouched for it (``BAIL``): the
 numpy code then takes the event (a requested λ on the segment, a direction that fails its check,
-ties and zero-length steps, a nearly dependent entering point, the last elbow point leaving). A
+ties and zero-length steps, a small pivot that refinement against A cannot settle, the last elbow
+point leaving). A
 leave after which parked points are offered back to the elbow ends the loop *after* the event's
 own updates (``UNPARK``): the caller offers them (``path._unpark``). The loop also ends after an
 event when the owner's bookkeeping is due (``exact_state`` every ``EXACT_EVERY`` events, a
@@ -230,6 +234,39 @@ def _enter_pivot(K, B, PL, PR, npend, KE, p, m, u, w):
 
 
 @njit(inline="always")
+def _careful_pivot(K, A, B, PL, PR, npend, p, m, u, w, r, d, kscale):
+    """``try_add``'s second look at a small pivot: w = A⁻¹u (holding B u) refined against A to
+    1e-13 as ``solve_elbow(u, rtol=1e-13, rescue=False)`` does, then the pivot K_pp − u'w. NaN
+    when refinement misses or w is not finite (the numpy code then solves by LU)."""
+    M = m + 1
+    umax, wmax = 0.0, 0.0
+    for j in range(M):
+        umax = max(umax, abs(u[j]))
+    for j in range(1, M):
+        wmax = max(wmax, abs(w[j]))
+    bound = 1e-13 * (umax + kscale * wmax)
+    for step in range(4):
+        _symv(A, w, M, r)
+        worst = 0.0
+        for j in range(M):
+            r[j] = u[j] - r[j]
+            worst = max(worst, abs(r[j]))
+        if worst <= bound:
+            break
+        if step == 3:
+            return np.nan
+        _bsymv(B, PL, PR, npend, r, M, d)
+        for j in range(M):
+            w[j] += d[j]
+    c = K[p, p]
+    for j in range(M):
+        if not np.isfinite(w[j]):
+            return np.nan
+        c -= u[j] * w[j]
+    return c
+
+
+@njit(inline="always")
 def _enter(K, y, A, B, PL, PR, npend, KE, E, status, x, p, m, u, w, c):
     """Border A⁻¹ (the rank-one change held back in PL, PR), the tracked direction and A with p
     (``try_add``'s clear case, ``_track_add``, ``ExplicitInverse.commit_add``,
@@ -403,17 +440,20 @@ def _cross(K, y, upper, alpha, status, h, park_bound, KE, A, B, PL, PR, E, x, s,
     n = y.size
     dh, tm = np.empty(n), np.empty(n)
     te, r, u, w = np.empty(x.size), np.empty(x.size), np.empty(x.size), np.empty(x.size)
-    npend = 0
+    d = np.empty(x.size)
+    npend, parked = 0, False
     for events in range(budget):
         if m >= m_max:
             return BAIL, events, s, alpha0, m, Fk, npend
-        _rates(KE, x, m, n, dh)
-        rtol = 1e-12 if m < large_from else large_rtol
-        if _rates_residual(x, y, E, m, dh) > rtol * (1.0 + kscale * _xmax(x, m + 1)):
-            if not _refined(B, PL, PR, npend, KE, x, y, E, m, n, kscale, dh, r, u, rtol):
-                if not _direction(A, B, PL, PR, npend, x, y, E, m, kscale, r, u, rtol, 2):
-                    return BAIL, events, s, alpha0, m, Fk, npend
-                _rates(KE, x, m, n, dh)
+        if not parked:                              # (a parked point leaves x and dh as they are)
+            _rates(KE, x, m, n, dh)
+            rtol = 1e-12 if m < large_from else large_rtol
+            if _rates_residual(x, y, E, m, dh) > rtol * (1.0 + kscale * _xmax(x, m + 1)):
+                if not _refined(B, PL, PR, npend, KE, x, y, E, m, n, kscale, dh, r, u, rtol):
+                    if not _direction(A, B, PL, PR, npend, x, y, E, m, kscale, r, u, rtol, 2):
+                        return BAIL, events, s, alpha0, m, Fk, npend
+                    _rates(KE, x, m, n, dh)
+        parked = False
         t = _first_event(y, upper, alpha, status, h, dh, x, E, m, s, tm, te)
         if not t > 1e-14 * s or s - s_next <= t:   # nan, a zero step, a requested λ, none
             return BAIL, events, s, alpha0, m, Fk, npend
@@ -421,14 +461,19 @@ def _cross(K, y, upper, alpha, status, h, park_bound, KE, A, B, PL, PR, E, x, s,
         if (first < 0 and leave < 0) or (leave >= 0 and m == 1):
             return BAIL, events, s, alpha0, m, Fk, npend
         c = 0.0
-        if first >= 0:                              # ``try_add``'s clear case only
+        if first >= 0:                              # ``try_add``
             c = _enter_pivot(K, B, PL, PR, npend, KE, first, m, u, w)
             if not c > 1e-6 * kscale:
-                return BAIL, events, s, alpha0, m, Fk, npend
+                c = _careful_pivot(K, A, B, PL, PR, npend, first, m, u, w, r, d, kscale)
+                if c != c:
+                    return BAIL, events, s, alpha0, m, Fk, npend
         _move(y, alpha, h, dh, x, E, m, t)
         alpha0, s = alpha0 - t * x[0], s - t
         code = RAN
-        if first >= 0:
+        if first >= 0 and not c > dep_level:        # dependent on the elbow: parked
+            status[first], park_bound[first] = _P, dep_level
+            parked = True
+        elif first >= 0:
             npend = _enter(K, y, A, B, PL, PR, npend, KE, E, status, x, first, m, u, w, c)
             m += 1
         else:
@@ -441,7 +486,7 @@ def _cross(K, y, upper, alpha, status, h, park_bound, KE, A, B, PL, PR, E, x, s,
             m -= 1
             if not _settle_parked(alpha, status, park_bound, upper, s, dep_level, bound_rtol):
                 code = UNPARK
-        Fk += 1
+        Fk += 0 if parked else 1
         total_events += 1
         if code == UNPARK:
             return code, events + 1, s, alpha0, m, Fk, npend
