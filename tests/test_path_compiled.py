@@ -272,6 +272,40 @@ def test_held_back_changes_of_the_inverse_are_all_written(monkeypatch, log2_sigm
     assert checked == 5
 
 
+def test_a_direction_checked_on_A_passes_or_takes_one_refinement_step():
+    """``_events._checked_on_A`` (the loop's check after a missed direction): the exact direction
+    A⁻¹[0; y_E] (numpy's solve) passes unchanged; one off by 1e-6 fails and takes exactly one
+    step x += A⁻¹(r), r = [0; y_E] − A x, with A⁻¹ = B + PL_0 PR_0' (a change held back; B
+    symmetric, as the loop's)."""
+    from svmcore.families.svm.solvers import _events
+
+    K, y, _, _ = _column(60, 0.0)
+    E, m = np.arange(0, 40, 2), 20
+    M = m + 1
+    A = np.zeros((M, M))
+    A[0, 1:] = A[1:, 0] = 1.0
+    A[1:, 1:] = K[np.ix_(E, E)]
+    rhs = np.r_[0.0, y[E]]
+    inverse = np.linalg.inv(A)
+    rng = np.random.default_rng(0)
+    PL, PR = np.zeros((_events.PENDING, M)), np.zeros((_events.PENDING, M))
+    PL[0] = rng.standard_normal(M)                  # symmetric, as the loop's changes are
+    PR[0] = -0.5 * PL[0]
+    B = inverse - np.outer(PL[0], PR[0])
+    r, d = np.empty(M), np.empty(M)
+    exact = np.linalg.solve(A, rhs)
+    kscale = K.diagonal().max()
+    x = exact.copy()
+    assert _events._checked_on_A(A, B, PL, PR, 1, x, y, E, m, kscale, r, d, 1e-12)
+    np.testing.assert_array_equal(x, exact)
+    off = exact + 1e-6 * rng.standard_normal(M)
+    x = off.copy()
+    assert not _events._checked_on_A(A, B, PL, PR, 1, x, y, E, m, kscale, r, d, 1e-12)
+    step = off + inverse @ (rhs - A @ off)
+    np.testing.assert_allclose(x, step, rtol=0, atol=1e-9 * np.abs(exact).max())
+    assert np.abs(x - exact).max() < 1e-3 * np.abs(off - exact).max()
+
+
 def _count(real, crossed, *args):
     out = real(*args)
     crossed.append(out[1])
