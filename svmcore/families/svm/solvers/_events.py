@@ -113,6 +113,20 @@ def _xmax(x, M):
 
 
 @njit(inline="always")
+def _checked_on_A(A, B, PL, PR, npend, x, y, E, m, kscale, r, d, rtol):
+    """The tracked direction's check against A (a pass over A, |E|², instead of the pass over the
+    elbow's kernel rows, |E|·n, that reads it off dh): True when x passes; else x takes one
+    refinement step, x += A⁻¹r (as ``_refined``'s, with r from A), and False."""
+    M = m + 1
+    if _residual(A, x, y, E, m, r) <= rtol * (1.0 + kscale * _xmax(x, M)):
+        return True
+    _bsymv(B, PL, PR, npend, r, M, d)
+    for j in range(M):
+        x[j] += d[j]
+    return False
+
+
+@njit(inline="always")
 def _direction(A, B, PL, PR, npend, x, y, E, m, kscale, r, d, rtol, tries):
     """The segment's direction x = A⁻¹[0; y_E] to the residual bound rtol (1 + max K_ii
     max|x_E|) (``_Path.direction``'s, with rtol 1e-12 or ``DIRECTION_RTOL``): the tracked x,
@@ -121,11 +135,8 @@ def _direction(A, B, PL, PR, npend, x, y, E, m, kscale, r, d, rtol, tries):
     that misses (the numpy code rebuilds the inverse)."""
     M = m + 1
     for _ in range(tries):
-        if _residual(A, x, y, E, m, r) <= rtol * (1.0 + kscale * _xmax(x, M)):
+        if _checked_on_A(A, B, PL, PR, npend, x, y, E, m, kscale, r, d, rtol):
             return True
-        _bsymv(B, PL, PR, npend, r, M, d)
-        for j in range(M):
-            x[j] += d[j]
     r[0] = 0.0
     for j in range(m):
         r[j + 1] = y[E[j]]
@@ -138,20 +149,6 @@ def _direction(A, B, PL, PR, npend, x, y, E, m, kscale, r, d, rtol, tries):
         for j in range(M):
             x[j] += d[j]
     return _residual(A, x, y, E, m, r) <= 1e-13 * scale
-
-
-@njit(inline="always")
-def _checked_on_A(A, B, PL, PR, npend, x, y, E, m, kscale, r, d, rtol):
-    """The tracked direction's check against A (a pass over A, |E|², instead of the pass over the
-    elbow's kernel rows, |E|·n, that reads it off dh): True when x passes; else x takes its first
-    refinement step, x += A⁻¹r (``_refined``'s, with r from A), and False."""
-    M = m + 1
-    if _residual(A, x, y, E, m, r) <= rtol * (1.0 + kscale * _xmax(x, M)):
-        return True
-    _bsymv(B, PL, PR, npend, r, M, d)
-    for j in range(M):
-        x[j] += d[j]
-    return False
 
 
 @njit(inline="always")
