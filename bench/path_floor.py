@@ -23,7 +23,7 @@ depends only on the sizes):
 * ``as built``: n × |E| rates (float64) + A⁻¹ for each entering point, as the compiled loop does;
 * ``minimum``: (n − |E|) × |E| rates (float64) + A⁻¹ for each entering point; no check of the
   direction at all;
-* ``minimum, K float32``: the same with the kernel rows in single precision.
+* ``minimum, K float32``: the same with the kernel rows in single precision (summed in double).
 
 and prints them beside the path's own time for the column and 338 × the central LIBSVM fit
 (``bench/scale.py``'s yardstick), measured in the same process, one BLAS thread. A second table
@@ -49,40 +49,32 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 from svmcore.datasets.simulations import make_wahba2d  # noqa: E402
 from svmcore.families.svm.solvers import path as P  # noqa: E402
+from svmcore.families.svm.solvers import _events  # noqa: E402
+from svmcore.families.svm.solvers._events import _rates, _symv  # noqa: E402
 from svmcore.kernels import gaussian_gram  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from scale import central_fit_seconds  # noqa: E402
 
 
-@njit(inline="always")
-def _rows_times(v, M, rows, cols, out):
-    """out[:cols] = Σ_{j < rows} v_j M[j, :cols], by rows (as ``_events._rates`` and ``_symv``)."""
-    for i in range(cols):
-        out[i] = 0.0
-    for j in range(rows):
-        vj = v[j]
-        for i in range(cols):
-            out[i] += vj * M[j, i]
-
-
 @njit(cache=False, nogil=True)
 def _replay(KE, B, sizes, enters, n, elbow_rows, dh, x, u, w):
-    """The passes of the recorded events: rates over ``n`` (or n − |E| when not elbow_rows)
-    columns of the first |E| rows of KE, then A⁻¹u for an entering point. Returns a checksum so
-    that nothing is optimized away."""
+    """The passes of the recorded events, with the compiled loop's own kernels: the rates
+    (``_events._rates``) over ``n`` (or n − |E| when not elbow_rows) columns of the first |E| rows
+    of KE, then A⁻¹u (``_events._symv``) for an entering point. Returns a checksum so that
+    nothing is optimized away."""
     check = 0.0
     for e in range(sizes.size):
         m = sizes[e]
-        _rows_times(x, KE, m, n if elbow_rows else n - m, dh)
+        _rates(KE, x, m, n if elbow_rows else n - m, dh)
         check += dh[0]
         if enters[e]:
-            _rows_times(u, B, m + 1, m + 1, w)
+            _symv(B, u, m + 1, w)
             check += w[0]
     return check
 
 
-PHASES = {"compiled loop": (None, "run_events"), "numpy events": (P, "_cross_event"),
+PHASES = {"compiled loop": (_events, "run_events"), "numpy events": (P, "_cross_event"),
           "numpy rates": (P, "_next_event"), "exact_state": (P._Path, "exact_state"),
           "inverse rebuilt": (P._Path, "refactor"), "start": (P, "_start"),
           "answers": (P, "_answer_segment")}
@@ -92,7 +84,6 @@ def timed_phases():
     """Wrap the path's phases with timers; returns {phase: [seconds, calls]}."""
     acc = {name: [0.0, 0] for name in PHASES}
     for name, (owner, attr) in PHASES.items():
-        owner = owner or _loop()
         fn = getattr(owner, attr)
 
         def wrapper(*a, _fn=fn, _slot=acc[name], **kw):
@@ -107,7 +98,7 @@ def timed_phases():
 
 
 def record_events(K, y, upper, lams):
-    """(elbow size before each event, whether a point entered) along the numpy path; its time."""
+    """(elbow size before each event, whether a point entered) along the numpy path."""
     sizes, enters = [], []
     cross = P._cross_event
 
@@ -126,21 +117,15 @@ def record_events(K, y, upper, lams):
 
 def _phase_split(K, y, upper, lams, phases):
     """Add one more run of the column, its phases timed, to ``phases``."""
-    saved = {name: getattr(o or _loop(), a) for name, (o, a) in PHASES.items()}
+    saved = {name: getattr(o, a) for name, (o, a) in PHASES.items()}
     acc = timed_phases()
     try:
         P.solve_path(K, y, upper, lams)
     finally:
         for name, (o, a) in PHASES.items():
-            setattr(o or _loop(), a, saved[name])
+            setattr(o, a, saved[name])
     return {name: [phases[name][0] + acc[name][0], phases[name][1] + acc[name][1]]
             for name in PHASES}
-
-
-def _loop():
-    """The compiled loop's module (numba: imported when first needed, as the path does)."""
-    from svmcore.families.svm.solvers import _events
-    return _events
 
 
 def replay_seconds(sizes, enters, n, elbow_rows, dtype, seed=0):
@@ -151,8 +136,8 @@ def replay_seconds(sizes, enters, n, elbow_rows, dtype, seed=0):
     top = int(sizes.max()) + 1
     KE = rng.random((top, n)).astype(dtype)
     B = rng.random((top + 1, top + 1))
-    dh = np.empty(n, dtype=dtype)
-    x, u, w = rng.random(top + 1).astype(dtype), rng.random(top + 1), np.empty(top + 1)
+    dh = np.empty(n)                                # (summed in double precision)
+    x, u, w = rng.random(top + 1), rng.random(top + 1), np.empty(top + 1)
     best = np.inf
     for _ in range(2):
         t = time.perf_counter()
@@ -181,7 +166,7 @@ def main(argv=None):
     _replay(np.zeros((2, 4)), np.zeros((3, 3)), np.array([1]), np.array([True]), 4, True,
             np.zeros(4), np.zeros(3), np.zeros(3), np.zeros(3))          # compile first
     _replay(np.zeros((2, 4), np.float32), np.zeros((3, 3)), np.array([1]), np.array([True]), 4,
-            True, np.zeros(4, np.float32), np.zeros(3, np.float32), np.zeros(3), np.zeros(3))
+            True, np.zeros(4), np.zeros(3), np.zeros(3), np.zeros(3))
     print(f"wahba2d n={n} seed={args.seed}, {lams.size} λ × {_axis(args.sigma).size} σ, "
           f"338 × central LIBSVM fit: {libsvm:.2f} s\n")
     head = ("log2σ", "events", "mean|E|", "path s", "as built", "minimum", "min f32")
