@@ -161,10 +161,8 @@ def _follow(run, K, y, upper):
 def _small_pivot(path, seg):
     """Whether the point entering at the segment's end has a Schur pivot K_pp − u'A⁻¹u below
     1e-6·max K_ii (``try_add`` then recomputes it against A: ``_events._careful_pivot``)."""
-    if seg.empty or seg.tm is None or path.m == 0:
-        return False
-    p = int(np.argmin(seg.tm))
-    if not seg.tm[p] <= seg.t + 1e-12 * seg.s:        # an elbow point leaves
+    p = _entering_point(seg)
+    if p is None or path.m == 0:
         return False
     u = path._border(p)
     c, _ = path.F.prepare_add(p, u, path.K[p, p])
@@ -173,10 +171,16 @@ def _small_pivot(path, seg):
 
 def _entering_rate(seg):
     """|d(y f − 1)/dt| of the point that enters at the segment's end (1 when one leaves)."""
+    p = _entering_point(seg)
+    return 1.0 if p is None else float(abs(seg.rho[p]))
+
+
+def _entering_point(seg):
+    """The margin point whose event ends the segment (None when an elbow point leaves)."""
     if seg.empty or seg.tm is None:
-        return 1.0
-    i = int(np.argmin(seg.tm))
-    return float(abs(seg.rho[i])) if seg.tm[i] <= seg.t + 1e-12 * seg.s else 1.0
+        return None
+    p = int(np.argmin(seg.tm))
+    return p if seg.tm[p] <= seg.t + 1e-12 * seg.s else None
 
 
 def _straddles(seg, path):
