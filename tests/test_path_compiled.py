@@ -310,6 +310,25 @@ def test_a_direction_checked_on_A_passes_or_takes_one_refinement_step():
     assert np.abs(x - exact).max() < 1e-3 * np.abs(off - exact).max()
 
 
+@pytest.mark.parametrize("m", [0, 1, 2, 3, 4, 5, 7, 8, 9, 13])
+def test_the_rates_pass_equals_numpys_product(m):
+    """``_events._rates`` (four elbow rows a time, the rest one by one): dh = x[1:] K_E + x[0]
+    as numpy's product, for elbows of every remainder modulo four, to rounding; rows of KE past
+    the m-th (there: nan) are not read."""
+    from svmcore.families.svm.solvers import _events
+
+    rng = np.random.default_rng(m)
+    n = 37
+    KE = np.full((m + 3, n), np.nan)
+    KE[:m] = rng.standard_normal((m, n))
+    x = rng.standard_normal(m + 3)
+    dh = np.full(n, np.nan)
+    _events._rates(KE, x, m, n, dh)
+    expected = x[1:m + 1] @ KE[:m] + x[0]
+    bound = 4e-16 * (m + 1) * (np.abs(x[1:m + 1]) @ np.abs(KE[:m]) + abs(x[0]))
+    assert np.all(np.abs(dh - expected) <= bound)
+
+
 def _count(real, crossed, *args):
     out = real(*args)
     crossed.append(out[1])
