@@ -23,8 +23,9 @@ cache between events. The table gives their largest size, |E|·n·8 bytes: at n 
 ``bench/path_floor.py`` measured replaying the same passes (2.11 s): there that replay is the
 floor, not this.
 
-The elbow size of events crossed in the compiled loop (up to ``EXACT_EVERY`` = 8 a call) is
-taken as the mean of its sizes before and after the call (|E| moves by at most 8 in between).
+The elbow size of events crossed in the compiled loop (up to ``_Path.exact_every``, 8 or 32, a
+call) is taken as the mean of its sizes before and after the call (|E| moves by at most that
+many in between).
 
 Usage: OPENBLAS_NUM_THREADS=1 python bench/bandwidth_floor.py [--n 2000] [--seed 0]
        [--sigma -3:3:0.5] [--jobs 2]

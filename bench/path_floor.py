@@ -28,7 +28,7 @@ depends only on the sizes):
 and prints them beside the path's own time for the column and 338 × the central LIBSVM fit
 (``bench/scale.py``'s yardstick), measured in the same process, one BLAS thread. A second table
 splits the path's own time by phase, summed over the grid: the compiled loop (``run_events``),
-events taken by the numpy code, ``exact_state`` (every ``EXACT_EVERY`` events), rebuilds of the
+events taken by the numpy code, ``exact_state`` (every ``_Path.exact_every`` events), rebuilds of the
 inverse, the start (LIBSVM at the largest λ, finished exactly) and the answers at the requested
 λ (nested calls are counted in both).
 

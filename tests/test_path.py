@@ -372,6 +372,37 @@ def test_exact_state_h_equals_a_fresh_product(monkeypatch):
     assert seen["corrected"] >= 5 and seen["large_elbow"] >= 5, seen
 
 
+@pytest.mark.parametrize("compiled", [False, True])
+@pytest.mark.parametrize("data", ["overlapping", "weighted"])
+def test_state_recomputed_every_32_events_gives_the_same_answers(monkeypatch, data, compiled):
+    """Large elbows recompute α_E, α_0 and h from the elbow system every ``EXACT_EVERY_LARGE``
+    events instead of ``EXACT_EVERY_SMALL``. With the large interval on every elbow (these
+    elbows are small) the recomputations are fewer, and the answers equal cvxopt's and the
+    default schedule's."""
+    from svmcore.families.svm.solvers import path as P
+
+    X, y, upper = _dataset(data)
+    K = gaussian_gram(X, sigma=0.5)
+    lams = 2.0 ** np.array([-19.7, -13.1, -6.7, -1.2]) / len(y)
+    original, calls = P._Path.exact_state, []
+
+    def counted(self):
+        calls.append(self.m)
+        original(self)
+
+    monkeypatch.setattr(P._Path, "exact_state", counted)
+    default = solve_path(K, y, upper, lams, compiled=compiled)
+    n_default = len(calls)
+    monkeypatch.setattr(P._Path, "EXACT_LARGE_FROM", 0)
+    calls.clear()
+    sols, worst_f, worst_obj = _compare(K, y, upper, lams, compiled=compiled)
+    assert len(calls) < 0.6 * n_default, (len(calls), n_default)
+    assert worst_f <= RTOL and worst_obj <= RTOL, (worst_f, worst_obj)
+    for a, b in zip(sols, default):
+        assert np.max(np.abs(a.f - b.f)) <= 1e-9 * np.max(np.abs(b.f))
+        assert a.kkt_residual <= max(1e-8, a.info.get("kkt_floor", 0.0))
+
+
 def test_a_start_finish_dual_cannot_fix_is_taken_from_a_tight_smo(monkeypatch):
     """When LIBSVM's answer at the default tolerance cannot be finished exactly and the working
     set fails, the start is LIBSVM run to TIGHT_SMO_TOL (not cvxopt, whose interior-point answer

@@ -249,7 +249,8 @@ def test_held_back_changes_of_the_inverse_are_all_written(monkeypatch, log2_sigm
 
     K, y, upper, lams = _column(300, log2_sigma)
     monkeypatch.setattr(P, "COMPILED_FROM_N", 10 ** 9)
-    monkeypatch.setattr(P._Path, "EXACT_EVERY", 10 ** 6)     # no return for the bookkeeping
+    monkeypatch.setattr(P._Path, "EXACT_EVERY_SMALL", 10 ** 6)   # no return for the bookkeeping
+    monkeypatch.setattr(P._Path, "EXACT_EVERY_LARGE", 10 ** 6)
     run = P._setup(K, y, upper, lams, 1e-8, True, None, 1e-11, None)
     P._start_path(run, None)
     checked = 0

@@ -32,7 +32,7 @@ ties and zero-length steps, a small pivot that refinement against A cannot settl
 point leaving). A
 leave after which parked points are offered back to the elbow ends the loop *after* the event's
 own updates (``UNPARK``): the caller offers them (``path._unpark``). The loop also ends after an
-event when the owner's bookkeeping is due (``exact_state`` every ``EXACT_EVERY`` events, a
+event when the owner's bookkeeping is due (``exact_state`` every ``exact_every`` events, a
 rebuild of the inverse), so cancel checks and the event cap keep their places.
 
 The arithmetic is that of the numpy code, but sums run in another order than BLAS's: the path's

@@ -124,9 +124,15 @@ class _Path:
     #: until then, |E|² each; the one pass over K_E for dh, |E|·n, follows)
     DIRECTION_RTOL = 1e-11
     #: events between two recomputations of α_E, α_0 and h from the elbow system (``exact_state``),
-    #: which bound the drift of stepping them along the segments (32 was tried at n = 2000: 15 %
-    #: less time in most σ columns, but drift sent σ = 2^1.5 into repairs, 0.53 s → 16.4 s)
-    EXACT_EVERY = 8
+    #: which bound the drift of stepping them along the segments. 32 for every elbow was tried at
+    #: n = 2000: 15 % less time in most σ columns, but drift sent σ = 2^1.5 (elbows below 40
+    #: points, condition numbers to 1e12) into repairs, 0.53 s → 16.4 s. So 32 only from
+    #: ``EXACT_LARGE_FROM`` elbow points, where a recomputation costs two passes over the elbow's
+    #: kernel rows and a refined solve (n = 2000 grid 0.93 of the time, n = 5000 σ = 2^-3 0.90,
+    #: residuals as before: ``bench/scale_history.md``)
+    EXACT_EVERY_SMALL = 8
+    EXACT_EVERY_LARGE = 32
+    EXACT_LARGE_FROM = 256
 
     def __init__(self, K, y, upper, dep_tol=1e-11, compiled=False):
         self.K = K
@@ -151,6 +157,12 @@ class _Path:
         self.park_bound = np.full(n, np.inf)    # ≥ a parked point's squared distance to the hull
         if compiled:                    # the compiled loop borders an explicit inverse cheaply
             self.SCHUR_FROM = COMPILED_SCHUR_FROM
+
+    @property
+    def exact_every(self):
+        """Events between two ``exact_state`` (a multiple of the small elbows' interval, so
+        that the schedule stays on multiples of it as the elbow grows or shrinks)."""
+        return self.EXACT_EVERY_LARGE if self.m >= self.EXACT_LARGE_FROM else self.EXACT_EVERY_SMALL
 
     # ------------------------------------------------------------------ elbow inverse
     def _grow(self, need=None):
@@ -1005,12 +1017,12 @@ def _cross_event(run, seg):
 
 def _after_event(run):
     """The owner's bookkeeping after an event: rebuild a drifted or much-changed inverse, and
-    recompute the state from the elbow system every ``EXACT_EVERY`` events."""
+    recompute the state from the elbow system every ``exact_every`` events."""
     P = run.path
     if P.needs_refactor():
         P.refactor(merge=not P.stale)
         P.exact_state()
-    elif run.total_events % P.EXACT_EVERY == 0:
+    elif run.total_events % P.exact_every == 0:
         P.exact_state()
 
 
@@ -1020,7 +1032,8 @@ def _compiled_events(run) -> bool:
     segment), up to the next bookkeeping (``_after_event``). False when it crossed none: the
     numpy code takes the next event."""
     P = run.path
-    budget = min(P.EXACT_EVERY - run.total_events % P.EXACT_EVERY,
+    every = P.exact_every
+    budget = min(every - run.total_events % every,
                  run.max_events + 1 - run.total_events)
     if not run.compiled or budget <= 0 or not _compilable(P):
         return False
@@ -1057,7 +1070,7 @@ def _run_compiled(P, s_next, budget, total_events):
     code, events, s, alpha0, m, Fk = _events.run_events(
         P.K, P.y, P.upper, P.alpha, P.status, h, P.park_bound, P.KE, P.A, P.F.B, P._Ebuf, x,
         P.s, P.alpha0, m, P.F.k, P.kscale, P.dep_level, BOUND_RTOL, s_next, P.SCHUR_FROM,
-        budget, P.EXACT_EVERY, total_events, P.LARGE_FROM, P.DIRECTION_RTOL)
+        budget, P.exact_every, total_events, P.LARGE_FROM, P.DIRECTION_RTOL)
     if events:
         P.s, P.alpha0, P.h, P.m = s, alpha0, h, m
         P.E = P._Ebuf[:m]
