@@ -175,6 +175,71 @@ def test_maintained_elbow_inverse_matches_direct_solve(kind, random_elbow):
     assert worst <= 1e-8, worst
 
 
+@pytest.mark.parametrize("case", ["spread", "near_duplicates", "duplicates"])
+def test_bordered_inverse_by_cholesky_only_where_it_is_accurate(monkeypatch, case):
+    """``invert_bordered``: through K_EE's Cholesky factor where that factor says K_EE is well
+    conditioned, and then A⁻¹ to rounding (against LU on A, and A B = I); else LU itself."""
+    from scipy.linalg import lapack
+
+    from svmcore.families.svm.solvers import elbow as EL
+
+    X, _ = _wahba(80, 21)
+    if case != "spread":
+        X[40:] = X[:40] + (1e-4 if case == "near_duplicates" else 0.0)
+    A = _bordered(gaussian_gram(X, sigma=0.5), np.arange(80))
+    monkeypatch.setattr(EL, "CHOLESKY_FROM", 50)
+    used = []
+    original = lapack.dpotri
+    monkeypatch.setattr(lapack, "dpotri", lambda *a, **k: used.append(1) or original(*a, **k))
+    B = EL.invert_bordered(A)
+    if case != "spread":
+        assert not used
+        with np.errstate(all="ignore"):
+            try:
+                ref = np.linalg.inv(A)
+            except np.linalg.LinAlgError:
+                ref = np.linalg.pinv(A)
+        np.testing.assert_array_equal(B, ref)
+        return
+    assert used
+    cond = np.linalg.cond(A)                    # 6e5
+    ref = np.linalg.inv(A)
+    assert np.max(np.abs(B - ref)) <= 1e-15 * cond * np.max(np.abs(ref))
+    miss = np.max(np.abs(np.eye(81) - A @ B))
+    assert miss <= 1e-15 * cond and miss <= 4 * np.max(np.abs(np.eye(81) - A @ ref))
+    np.testing.assert_array_equal(B, B.T)
+
+
+@pytest.mark.parametrize("schur_from", [500, 0])
+@pytest.mark.parametrize("data", ["overlapping", "weighted"])
+def test_path_with_cholesky_inverses_gives_the_same_answers(monkeypatch, data, schur_from):
+    """Well-conditioned elbows inverted through their Cholesky factor (``CHOLESKY_FROM`` lowered
+    to 8 points, an inversion every 8 changes), with the explicit and the block-LU inverse:
+    cvxopt's answers, and the answers of LU inversions."""
+    from scipy.linalg import lapack
+
+    from svmcore.families.svm.solvers import elbow as EL
+    from svmcore.families.svm.solvers import path as P
+
+    X, y, upper = _dataset(data)
+    K = gaussian_gram(X, sigma=0.5)
+    lams = 2.0 ** np.array([-19.7, -13.1, -6.7, -1.2]) / len(y)
+    monkeypatch.setattr(P._Path, "SCHUR_FROM", schur_from)
+    monkeypatch.setattr(EL.ExplicitInverse, "kmax", lambda self: 8)
+    monkeypatch.setattr(EL.SchurInverse, "kmax", lambda self: 8)
+    monkeypatch.setattr(P._Path, "MERGES", 0)
+    by_lu = solve_path(K, y, upper, lams)
+    monkeypatch.setattr(EL, "CHOLESKY_FROM", 8)
+    used = []
+    original = lapack.dpotri
+    monkeypatch.setattr(lapack, "dpotri", lambda *a, **k: used.append(1) or original(*a, **k))
+    sols, worst_f, worst_obj = _compare(K, y, upper, lams)
+    assert len(used) >= 5, len(used)          # (none of these elbows is ill-conditioned)
+    assert worst_f <= RTOL and worst_obj <= RTOL, (worst_f, worst_obj)
+    for a, b in zip(sols, by_lu):
+        assert np.max(np.abs(a.f - b.f)) <= 1e-9 * np.max(np.abs(b.f))
+
+
 @pytest.mark.parametrize("seed", [3, 8])
 def test_block_lu_direction_matches_direct_solve(seed, random_elbow):
     """Random enter/leave sequences on a block-LU elbow inverse: its direction A⁻¹[0; y_E] (base
