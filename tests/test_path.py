@@ -175,12 +175,20 @@ def test_maintained_elbow_inverse_matches_direct_solve(kind, random_elbow):
     assert worst <= 1e-8, worst
 
 
+def _count_dpotri(monkeypatch):
+    """A list that gains an entry at each LAPACK potri call (``invert_bordered``'s Cholesky
+    branch)."""
+    from scipy.linalg import lapack
+
+    used, original = [], lapack.dpotri
+    monkeypatch.setattr(lapack, "dpotri", lambda *a, **k: used.append(1) or original(*a, **k))
+    return used
+
+
 @pytest.mark.parametrize("case", ["spread", "near_duplicates", "duplicates"])
 def test_bordered_inverse_by_cholesky_only_where_it_is_accurate(monkeypatch, case):
     """``invert_bordered``: through K_EE's Cholesky factor where that factor says K_EE is well
     conditioned, and then A⁻¹ to rounding (against LU on A, and A B = I); else LU itself."""
-    from scipy.linalg import lapack
-
     from svmcore.families.svm.solvers import elbow as EL
 
     X, _ = _wahba(80, 21)
@@ -188,9 +196,7 @@ def test_bordered_inverse_by_cholesky_only_where_it_is_accurate(monkeypatch, cas
         X[40:] = X[:40] + (1e-4 if case == "near_duplicates" else 0.0)
     A = _bordered(gaussian_gram(X, sigma=0.5), np.arange(80))
     monkeypatch.setattr(EL, "CHOLESKY_FROM", 50)
-    used = []
-    original = lapack.dpotri
-    monkeypatch.setattr(lapack, "dpotri", lambda *a, **k: used.append(1) or original(*a, **k))
+    used = _count_dpotri(monkeypatch)
     B = EL.invert_bordered(A)
     if case != "spread":
         assert not used
@@ -216,8 +222,6 @@ def test_path_with_cholesky_inverses_gives_the_same_answers(monkeypatch, data, s
     """Well-conditioned elbows inverted through their Cholesky factor (``CHOLESKY_FROM`` lowered
     to 8 points, an inversion every 8 changes), with the explicit and the block-LU inverse:
     cvxopt's answers, and the answers of LU inversions."""
-    from scipy.linalg import lapack
-
     from svmcore.families.svm.solvers import elbow as EL
     from svmcore.families.svm.solvers import path as P
 
@@ -230,9 +234,7 @@ def test_path_with_cholesky_inverses_gives_the_same_answers(monkeypatch, data, s
     monkeypatch.setattr(P._Path, "MERGES", 0)
     by_lu = solve_path(K, y, upper, lams)
     monkeypatch.setattr(EL, "CHOLESKY_FROM", 8)
-    used = []
-    original = lapack.dpotri
-    monkeypatch.setattr(lapack, "dpotri", lambda *a, **k: used.append(1) or original(*a, **k))
+    used = _count_dpotri(monkeypatch)
     sols, worst_f, worst_obj = _compare(K, y, upper, lams)
     assert len(used) >= 5, len(used)          # (none of these elbows is ill-conditioned)
     assert worst_f <= RTOL and worst_obj <= RTOL, (worst_f, worst_obj)
