@@ -550,6 +550,47 @@ def test_a_start_smo_cannot_finish_is_repaired_before_a_tighter_smo(monkeypatch,
         np.testing.assert_allclose(sol.f, svc.decision_function(K), atol=1e-6)
 
 
+def test_the_first_start_repair_is_asked_for_the_early_bar_not_the_paths_tolerance(monkeypatch):
+    """At n = 10,000, σ = 2^-3 the working set from SMO's 1e-5 answer, asked for the path's 1e-8,
+    stopped at 8.6e-9 (its finish stops at the first round within the tolerance); that was set
+    aside as less exact than ``START_EARLY_WS_TOL`` and SMO at 1e-7 took 500 s. Asked for the bar
+    itself, one more round took it to 3.6e-13. Here a repair asked for more than the bar answers
+    like that one (residual 5e-9): the start must still come from the first repair, as exact as
+    the bar, without SMO at 1e-7; the answers equal LIBSVM's at tol 1e-11."""
+    from sklearn.svm import SVC
+
+    from svmcore.datasets.simulations import make_wahba2d
+    from svmcore.families.svm.solvers import libsvm
+    from svmcore.families.svm.solvers import path as P
+
+    n = 800
+    data = make_wahba2d(n, 0)
+    K = gaussian_gram(data.X, sigma=2.0 ** -1.5)
+    lams = 2.0 ** np.array([1.0, -1.0]) / n
+    tols, asked = [], []
+    real_smo, real_ws = libsvm.solve_libsvm, P.solve_working_set
+
+    def smo(*a, tol=1e-3, **k):
+        tols.append(tol)
+        return real_smo(*a, tol=tol, **k)
+
+    def ws(*a, tol=1e-8, **k):
+        asked.append(tol)
+        sol = real_ws(*a, tol=tol, **k)
+        if sol is not None and tol > P.START_EARLY_WS_TOL:      # stopped within the path's 1e-8
+            sol.kkt_residual = 5e-9
+        return sol
+
+    monkeypatch.setattr(libsvm, "solve_libsvm", smo)
+    monkeypatch.setattr(P, "solve_working_set", ws)
+    sols = solve_path(K, data.y, np.ones(n), lams)
+    assert tols == [1e-5] and asked[:1] == [P.START_EARLY_WS_TOL], (tols, asked)
+    assert sols[0].kkt_residual <= P.START_EARLY_WS_TOL
+    for sol in sols:
+        svc = SVC(C=1.0 / (2 * n * sol.lam), kernel="precomputed", tol=1e-11).fit(K, data.y)
+        np.testing.assert_allclose(sol.f, svc.decision_function(K), atol=1e-6)
+
+
 def test_an_elbow_that_parks_more_than_it_holds_hands_the_tail_to_working_sets():
     """The rule (``path._tail_by_working_sets``): a restart from an exact solution whose free
     points the elbow cannot hold (a 1-D linear kernel: at most two affinely independent rows)
