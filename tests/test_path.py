@@ -503,6 +503,25 @@ def test_a_start_finish_dual_cannot_fix_is_taken_from_a_tight_smo(monkeypatch):
         assert np.max(np.abs(sol.f - ref.f)) <= RTOL * np.max(np.abs(ref.f))
 
 
+def _start_problem():
+    """wahba2d, n = 800, σ = 2^-1.5, log2(nλ) = 1 and −1: LIBSVM's answer at 1e-5 at the top λ
+    cannot be finished exactly (167 free points, residual 5e-6): (data, K, lams)."""
+    from svmcore.datasets.simulations import make_wahba2d
+
+    n = 800
+    data = make_wahba2d(n, 0)
+    return data, gaussian_gram(data.X, sigma=2.0 ** -1.5), 2.0 ** np.array([1.0, -1.0]) / n
+
+
+def _assert_equal_to_tight_libsvm(sols, K, y):
+    """Each answer's f equals LIBSVM's at tol 1e-11 on the same Gram matrix, to 1e-6."""
+    from sklearn.svm import SVC
+
+    for sol in sols:
+        svc = SVC(C=1.0 / (2 * len(y) * sol.lam), kernel="precomputed", tol=1e-11).fit(K, y)
+        np.testing.assert_allclose(sol.f, svc.decision_function(K), atol=1e-6)
+
+
 @pytest.mark.parametrize("early_ws_tol", [None, 0.0])
 def test_a_start_smo_cannot_finish_is_repaired_before_a_tighter_smo(monkeypatch, early_ws_tol):
     """wahba2d, n = 800, σ = 2^-1.5, s = 4: LIBSVM's answer at 1e-5 cannot be finished exactly
@@ -510,16 +529,11 @@ def test_a_start_smo_cannot_finish_is_repaired_before_a_tighter_smo(monkeypatch,
     1e-7 (at n = 5000, σ = 2^-2 that costs 17.6 s against the repair's 1.7 s). A repair less exact
     than ``START_EARLY_WS_TOL`` (here: any, with the bound at 0) is set aside and SMO runs at 1e-7
     as before. The answers equal LIBSVM's at tol 1e-11 on the same Gram matrix either way."""
-    from sklearn.svm import SVC
-
-    from svmcore.datasets.simulations import make_wahba2d
     from svmcore.families.svm.solvers import libsvm
     from svmcore.families.svm.solvers import path as P
 
-    n = 800
-    data = make_wahba2d(n, 0)
-    K = gaussian_gram(data.X, sigma=2.0 ** -1.5)
-    lams = 2.0 ** np.array([1.0, -1.0]) / n
+    data, K, lams = _start_problem()
+    n = len(data.y)
     tols, repairs = [], []
     real_smo, real_ws = libsvm.solve_libsvm, P.solve_working_set
 
@@ -546,8 +560,7 @@ def test_a_start_smo_cannot_finish_is_repaired_before_a_tighter_smo(monkeypatch,
     assert sols[0].info["start"] == "libsvm" and sols[0].info["fallbacks"] == 0
     for sol in sols:
         assert sol.kkt_residual <= 1e-8
-        svc = SVC(C=1.0 / (2 * n * sol.lam), kernel="precomputed", tol=1e-11).fit(K, data.y)
-        np.testing.assert_allclose(sol.f, svc.decision_function(K), atol=1e-6)
+    _assert_equal_to_tight_libsvm(sols, K, data.y)
 
 
 def test_the_first_start_repair_is_asked_for_the_early_bar_not_the_paths_tolerance(monkeypatch):
@@ -557,22 +570,12 @@ def test_the_first_start_repair_is_asked_for_the_early_bar_not_the_paths_toleran
     itself, one more round took it to 3.6e-13. Here a repair asked for more than the bar answers
     like that one (residual 5e-9): the start must still come from the first repair, as exact as
     the bar, without SMO at 1e-7; the answers equal LIBSVM's at tol 1e-11."""
-    from sklearn.svm import SVC
-
-    from svmcore.datasets.simulations import make_wahba2d
     from svmcore.families.svm.solvers import libsvm
     from svmcore.families.svm.solvers import path as P
 
-    n = 800
-    data = make_wahba2d(n, 0)
-    K = gaussian_gram(data.X, sigma=2.0 ** -1.5)
-    lams = 2.0 ** np.array([1.0, -1.0]) / n
-    tols, asked = [], []
+    data, K, lams = _start_problem()
     real_smo, real_ws = libsvm.solve_libsvm, P.solve_working_set
-
-    def smo(*a, tol=1e-3, **k):
-        tols.append(tol)
-        return real_smo(*a, tol=tol, **k)
+    asked, tols = [], []
 
     def ws(*a, tol=1e-8, **k):
         asked.append(tol)
@@ -581,14 +584,16 @@ def test_the_first_start_repair_is_asked_for_the_early_bar_not_the_paths_toleran
             sol.kkt_residual = 5e-9
         return sol
 
+    def smo(*a, tol=1e-3, **k):
+        tols.append(tol)
+        return real_smo(*a, tol=tol, **k)
+
     monkeypatch.setattr(libsvm, "solve_libsvm", smo)
     monkeypatch.setattr(P, "solve_working_set", ws)
-    sols = solve_path(K, data.y, np.ones(n), lams)
+    sols = solve_path(K, data.y, np.ones(len(data.y)), lams)
     assert tols == [1e-5] and asked[:1] == [P.START_EARLY_WS_TOL], (tols, asked)
     assert sols[0].kkt_residual <= P.START_EARLY_WS_TOL
-    for sol in sols:
-        svc = SVC(C=1.0 / (2 * n * sol.lam), kernel="precomputed", tol=1e-11).fit(K, data.y)
-        np.testing.assert_allclose(sol.f, svc.decision_function(K), atol=1e-6)
+    _assert_equal_to_tight_libsvm(sols, K, data.y)
 
 
 def test_an_elbow_that_parks_more_than_it_holds_hands_the_tail_to_working_sets():
