@@ -706,9 +706,10 @@ def _start(K, y, upper, lam, kkt_tol):
             sol = solve_libsvm(K, y, upper, lam, tol=tol, min_tol=tol)   # finish_dual: exact?
             if sol.polished and sol.kkt_residual <= kkt_tol:
                 return sol, False
-            ws = solve_working_set(K, y, upper, lam, sol.alpha, sol.b,
-                                   tol=min(ws_tol, kkt_tol), blas_threads=None)
-            if ws is not None and ws.kkt_residual <= min(ws_tol, kkt_tol):
+            want = min(ws_tol, kkt_tol)                 # asked for and required alike
+            ws = solve_working_set(K, y, upper, lam, sol.alpha, sol.b, tol=want,
+                                   blas_threads=None)
+            if ws is not None and ws.kkt_residual <= want:
                 return ws, False
         tight = solve_libsvm(K, y, upper, lam, tol=TIGHT_SMO_TOL, min_tol=TIGHT_SMO_TOL)
         if tight.kkt_residual <= kkt_tol:
