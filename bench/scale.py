@@ -21,8 +21,12 @@ set to 10⁹ and to 0), and prints their ratio. A process's first column with th
 numba's import and loading of the compiled loop (0.2–0.3 s; a first run after installing also
 compiles it, about 6 s); the script warms it on a small column first.
 
+``--locality-ab`` times the one-process grid without and with the points' order
+(``solve_path``'s ``point_order``, ``locality.locality_order``; the app passes it from 1,000
+points), alternated twice, and prints their ratio.
+
 Usage: python bench/scale.py [--sizes 500,2000,5000] [--big] [--seed 0] [--verbose] [--jobs 2]
-       [--workers-only] [--ab]
+       [--workers-only] [--ab] [--locality-ab]
        (--big adds n = 10,000; --workers-only skips the one-process grid)
 """
 from __future__ import annotations
@@ -39,6 +43,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 from svmcore.datasets.simulations import make_wahba2d  # noqa: E402
 from svmcore.families.svm.solvers import path as path_module  # noqa: E402
+from svmcore.families.svm.solvers.locality import locality_order  # noqa: E402
 from svmcore.families.svm.solvers.path import solve_path  # noqa: E402
 from svmcore.kernels import gaussian_gram  # noqa: E402
 
@@ -57,24 +62,26 @@ def central_fit_seconds(X, y, repeats=5):
     return float(np.median(times))
 
 
-def _column(X, y, log2_sigma):
-    """One σ column (its Gram matrix made here, freed on return): (events, largest KKT residual,
-    this process's peak RSS in MiB, the column's seconds)."""
+def _column(X, y, log2_sigma, locality=True):
+    """One σ column (its Gram matrix made here, freed on return), the points in
+    ``locality_order`` as the app passes them (``locality``=False: without): (events, largest KKT
+    residual, this process's peak RSS in MiB, the column's seconds)."""
     t = time.perf_counter()
     n = len(y)
     K = gaussian_gram(X, sigma=2.0 ** log2_sigma)
-    sols = solve_path(K, y, np.ones(n), 2.0 ** LOG2_NLAM / n)
+    order = locality_order(X) if locality else None
+    sols = solve_path(K, y, np.ones(n), 2.0 ** LOG2_NLAM / n, point_order=order)
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return sols[0].info["events"], max(s.kkt_residual for s in sols), rss, time.perf_counter() - t
 
 
-def path_grid(X, y, verbose=False):
+def path_grid(X, y, verbose=False, locality=True):
     """Seconds for the paper grid with the path in this process, total events, largest KKT
     residual."""
     t = time.perf_counter()
     events, worst = 0, 0.0
     for ls in LOG2_SIGMA:
-        ev, res, _, _ = _column(X, y, ls)
+        ev, res, _, _ = _column(X, y, ls, locality)
         events += ev
         worst = max(worst, res)
         if verbose:
@@ -116,6 +123,16 @@ def compiled_ab(X, y, verbose=False):
         path_module.COMPILED_FROM_N = keep
 
 
+def locality_ab(X, y, verbose=False, pairs=2):
+    """The one-process grid without the points' order and with it (``solve_path``'s
+    ``point_order``: the passes over the elbow's kernel rows read only their entries above
+    rounding), alternated ``pairs`` times: [(seconds, events, largest KKT residual) without, the
+    same with] for each pair."""
+    path_module.compile_event_loop()
+    return [(path_grid(X, y, verbose, False), path_grid(X, y, verbose, True))
+            for _ in range(pairs)]
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="500,2000,5000")
@@ -125,6 +142,8 @@ def main(argv=None):
     ap.add_argument("--jobs", type=int, default=1, help="also time the columns on this many workers")
     ap.add_argument("--ab", action="store_true",
                     help="also the one-process grid with the compiled loop off and on")
+    ap.add_argument("--locality-ab", action="store_true",
+                    help="also the one-process grid without and with the points' order, twice")
     ap.add_argument("--workers-only", action="store_true",
                     help="with --jobs: time only the columns on workers (not the one-process grid)")
     args = ap.parse_args(argv)
@@ -144,6 +163,10 @@ def main(argv=None):
             (t0, ev0, w0), (t1, ev1, w1) = compiled_ab(data.X, data.y, args.verbose)
             print(f"{n:6d} numpy only {t0:.2f} s ({ev0} events, max KKT {w0:.1e}); compiled loop "
                   f"{t1:.2f} s ({ev1} events, max KKT {w1:.1e}); ratio {t0 / t1:.2f}", flush=True)
+        if args.locality_ab:
+            for (t0, ev0, w0), (t1, ev1, w1) in locality_ab(data.X, data.y, args.verbose):
+                print(f"{n:6d} without the order {t0:.2f} s ({ev0} events, max KKT {w0:.1e}); with "
+                      f"it {t1:.2f} s ({ev1} events, max KKT {w1:.1e}); ratio {t1 / t0:.3f}", flush=True)
         if args.jobs > 1:
             tp, ev, w, wrss, cols = parallel_grid(data.X, data.y, args.jobs, args.verbose)
             print(f"{n:6d} {tp:9.2f} {cells * lib:14.2f} {tp / (cells * lib):7.2f} {ev:8d} {w:9.2e} "

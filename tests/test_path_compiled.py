@@ -19,14 +19,19 @@ from test_path import _objective  # (1/n) Σ L(y_i)(1 − y_i f_i)_+ + λ c'Kc, 
 LOG2_NLAM = np.arange(-25.0, 0.01, 1.0)
 
 
-def _column(n, log2_sigma, cost_b=1.0, duplicates=0, offset=0.0):
-    """wahba2d's kernel column; ``duplicates`` of its first points repeated at the end (their
-    kernel rows equal: the path parks them while their twin is in the elbow), moved by
-    ``offset`` in x_1 (nearly equal rows: they meet the margin apart, each nearly dependent on
-    the elbow that holds its twin)."""
+def _inputs(n, duplicates=0, offset=0.0):
+    """wahba2d's X, y; ``duplicates`` of its first points repeated at the end (their kernel rows
+    equal: the path parks them while their twin is in the elbow), moved by ``offset`` in x_1
+    (nearly equal rows: they meet the margin apart, each nearly dependent on the elbow that holds
+    its twin)."""
     d = make_wahba2d(n - duplicates, 0)
     twins = d.X[:duplicates] + np.array([offset, 0.0])
-    X, y = np.vstack([d.X, twins]), np.r_[d.y, d.y[:duplicates]]
+    return np.vstack([d.X, twins]), np.r_[d.y, d.y[:duplicates]]
+
+
+def _column(n, log2_sigma, cost_b=1.0, duplicates=0, offset=0.0):
+    """wahba2d's kernel column (``_inputs``), its upper bounds and the paper's λ."""
+    X, y = _inputs(n, duplicates, offset)
     upper = class_weights_from_costs(y, 1.0, cost_b).upper_bounds(y)
     return gaussian_gram(X, sigma=2.0 ** log2_sigma), y, upper, 2.0 ** LOG2_NLAM / n
 
@@ -91,12 +96,14 @@ def _moved_to(a, s, seg, old_E):
     return h + ds * seg.dh, alpha, alpha0 + ds * seg.da0
 
 
-@pytest.mark.parametrize("log2_sigma,cost_b,duplicates,offset",
-                         [(-1.0, 1.0, 0, 0.0), (1.0, 1.0, 0, 0.0), (2.5, 4.5, 0, 0.0),
-                          (1.0, 4.5, 20, 0.0), (0.0, 4.5, 20, 0.0), (0.0, 4.5, 20, 1e-6),
-                          (1.0, 1.0, 20, 1e-4)])
+@pytest.mark.parametrize("log2_sigma,cost_b,duplicates,offset,blocks",
+                         [(-1.0, 1.0, 0, 0.0, False), (1.0, 1.0, 0, 0.0, False),
+                          (2.5, 4.5, 0, 0.0, False), (1.0, 4.5, 20, 0.0, False),
+                          (0.0, 4.5, 20, 0.0, False), (0.0, 4.5, 20, 1e-6, False),
+                          (1.0, 1.0, 20, 1e-4, False), (-3.0, 1.0, 0, 0.0, True),
+                          (-3.0, 4.5, 20, 1e-7, True)])
 def test_each_compiled_event_equals_the_numpy_crossing(monkeypatch, log2_sigma, cost_b,
-                                                       duplicates, offset):
+                                                       duplicates, offset, blocks):
     """Follow a column with the numpy code. Before each of its events, hand a copy of the state
     to the compiled loop for one event: when it takes the event, the resulting state must be the
     numpy code's (the same partition; s, α, h and A⁻¹ to rounding). σ = 2^2.5 has a nearly
@@ -104,14 +111,24 @@ def test_each_compiled_event_equals_the_numpy_crossing(monkeypatch, log2_sigma, 
     bounds move on every leave). Twins 1e-6 or 1e-4 apart meet the margin one at a time, each
     with a small pivot (below 1e-6·max K_ii) once its twin is in the elbow: the loop recomputes
     it against A (``_events._careful_pivot``) and borders the point in, or parks it when it is
-    within 1e-11 of the elbow's hull (some at 1e-6)."""
-    K, y, upper, lams = _column(160, log2_sigma, cost_b, duplicates, offset)
+    within 1e-11 of the elbow's hull (some at 1e-6). With ``blocks`` (σ = 2^-3, the points in
+    ``locality_order``) both codes keep the elbow's kernel rows in the blocks' column order and
+    sum the rates over their runs (``locality.KernelBlocks``)."""
+    from svmcore.families.svm.solvers import locality
+
+    n = 300 if blocks else 160                   # (σ = 2^-3 has fewer events a point)
+    K, y, upper, lams = _column(n, log2_sigma, cost_b, duplicates, offset)
     monkeypatch.setattr(P, "COMPILED_FROM_N", 10 ** 9)
-    run = P._setup(K, y, upper, lams, 1e-8, True, None, 1e-11, None)
+    monkeypatch.setattr(locality, "MIN_POINTS", 0)
+    order = locality.locality_order(_inputs(n, duplicates, offset)[0]) if blocks else None
+    run = P._setup(K, y, upper, lams, 1e-8, True, None, 1e-11, None, point_order=order)
+    assert (run.blocks is not None) == blocks
     P._start_path(run, None)
     with np.errstate(divide="ignore", invalid="ignore"):     # as solve_path
         taken, offered, parked_seen, parked_now, small = _follow(run, K, y, upper)
-    if offset:                    # the loop took nearly dependent points (1e-6: and parked some)
+    if blocks:                    # twins 1e-7 apart: some are parked (their bounds read KE)
+        assert taken >= 100 and parked_seen >= 5 * (duplicates > 0), (taken, parked_seen)
+    elif offset:                  # the loop took nearly dependent points (1e-6: and parked some)
         assert taken >= 60 and small >= 5 and parked_now >= 3 * (offset == 1e-6), \
             (taken, small, parked_now)
     elif duplicates:              # twins meet the margin together: ties, for the numpy code
@@ -324,7 +341,7 @@ def test_the_rates_pass_equals_numpys_product(m):
     KE[:m] = rng.standard_normal((m, n))
     x = rng.standard_normal(m + 3)
     dh = np.full(n, np.nan)
-    _events._rates(KE, x, m, n, dh)
+    _events._rates(KE, x, m, n, dh, np.arange(m), P._no_blocks(n))
     expected = x[1:m + 1] @ KE[:m] + x[0]
     bound = 4e-16 * (m + 1) * (np.abs(x[1:m + 1]) @ np.abs(KE[:m]) + abs(x[0]))
     assert np.all(np.abs(dh - expected) <= bound)

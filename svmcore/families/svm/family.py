@@ -22,6 +22,8 @@ from .criteria import (CRITERIA, HOLDOUT_OUTPUTS, IN_SAMPLE, TARGETS, at_upper_b
                        in_sample_criteria)
 from .fit import SVMFit, choose_solver, fit_svm, make_fit, solve_lambdas
 from .resampling import hinge_and_error, kfold_decision_values, loo_decision_values
+from .solvers.locality import MIN_POINTS as LOCALITY_FROM
+from .solvers.locality import locality_order
 
 HOLDOUT_COLUMNS = tuple(o.name for o in HOLDOUT_OUTPUTS)
 
@@ -104,7 +106,8 @@ class SVMFamily(ModelFamily):
         kernel = Kernel(spec.kernel, sigma=col.sigma)
         t0 = time.perf_counter()
         lams = list(col.lambdas)
-        sols = solve_lambdas(K, y, upper, lams, solver)
+        order = locality_order(data.X) if data.n >= LOCALITY_FROM else None
+        sols = solve_lambdas(K, y, upper, lams, solver, point_order=order)
         registry = {c.name: c for c in self.criteria}
         insample = [c for c in spec.criteria if registry[c].needs in ("fit", "truth")]
         rows = []

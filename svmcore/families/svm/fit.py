@@ -117,16 +117,19 @@ def choose_solver(solver: str, n: int) -> str:
     return "path" if "path" in available_solvers() else "cvxopt"
 
 
-def solve_lambdas(K, y, upper, lams: Sequence[float], solver: str = "auto") -> list[DualSolution]:
+def solve_lambdas(K, y, upper, lams: Sequence[float], solver: str = "auto",
+                  point_order=None) -> list[DualSolution]:
     """Solve the dual at every λ in ``lams`` for one Gram matrix (order kept).
 
-    A pointwise backend is called once per λ; the path backend follows the whole path. An exception
-    at one λ is returned in place of that λ's solution (the caller records it), not raised.
+    A pointwise backend is called once per λ; the path backend follows the whole path (with
+    ``point_order``, ``locality.locality_order`` of the inputs, its passes read only the kernel
+    entries above rounding: ``solve_path``). An exception at one λ is returned in place of that
+    λ's solution (the caller records it), not raised.
     """
     solver = choose_solver(solver, len(y))
     if solver == "path":
         from .solvers.path import solve_path
-        return solve_path(K, y, upper, list(lams))
+        return solve_path(K, y, upper, list(lams), point_order=point_order)
     reg = _solver_registry()
     if solver not in reg:
         raise SVMCoreError(f"unknown solver {solver!r}; use one of {available_solvers()}")

@@ -155,7 +155,7 @@ def _direction(A, B, PL, PR, npend, x, y, E, m, kscale, r, d, rtol, tries):
 
 
 @njit(inline="always")
-def _refined(B, PL, PR, npend, KE, x, y, E, m, n, kscale, dh, r, d, rtol):
+def _refined(B, PL, PR, npend, KE, x, y, E, m, n, kscale, dh, r, d, rtol, blk):
     """The tracked direction's first refinement step, x += A⁻¹r, with r = [0; y_E] − A x read off
     its rates dh (``_rates_residual``), then its new rates and their check: a pass over B and one
     over the elbow's kernel rows (which the rates need anyway), where ``_direction`` also makes
@@ -169,16 +169,22 @@ def _refined(B, PL, PR, npend, KE, x, y, E, m, n, kscale, dh, r, d, rtol):
     _bsymv(B, PL, PR, npend, r, M, d)
     for j in range(M):
         x[j] += d[j]
-    _rates(KE, x, m, n, dh)
+    _rates(KE, x, m, n, dh, E, blk)
     return _rates_residual(x, y, E, m, dh) <= rtol * (1.0 + kscale * _xmax(x, M))
 
 
 @njit(inline="always")
-def _rates(KE, x, m, n, dh):
-    """dh = x[1:] K_E + x[0] (the margins' rates, one pass over the elbow's kernel rows), four
-    rows at a time: four streams from memory, and dh read and written a quarter as often
-    (n = 2000, |E| = 953: 0.18 ms against 0.24 ms one row at a time; the whole grid 0.95 of
-    that, ``bench/scale_history.md``)."""
+def _rates(KE, x, m, n, dh, E, blk):
+    """dh = x[1:] K_E + x[0] (the margins' rates, one pass over the elbow's kernel rows): over
+    each row's runs when the path keeps ``locality.KernelBlocks`` (blk: its order, pos, ptr,
+    start, stop and a scratch vector; KE's columns then in that order), else four whole rows at
+    a time: four streams from memory, and dh read and written a quarter as often (n = 2000,
+    |E| = 953: 0.18 ms against 0.24 ms one row at a time; the whole grid 0.95 of that,
+    ``bench/scale_history.md``)."""
+    order, pos, ptr, start, stop, buf = blk
+    if pos.size:
+        rates(KE, x, m, E, ptr, start, stop, pos, dh, buf)
+        return
     for i in range(n):
         dh[i] = x[0]
     j = 0
@@ -191,6 +197,13 @@ def _rates(KE, x, m, n, dh):
         xk = x[k + 1]
         for i in range(n):
             dh[i] += xk * KE[k, i]
+
+
+@njit(inline="always")
+def _column(blk, p):
+    """Point p's column in KE (its position in the blocks' order, or p)."""
+    pos = blk[1]
+    return pos[p] if pos.size else p
 
 
 @njit(inline="always")
@@ -244,12 +257,13 @@ def _first_event(y, upper, alpha, status, h, dh, x, E, m, s, tm, te):
 
 
 @njit(inline="always")
-def _enter_pivot(K, B, PL, PR, npend, KE, p, m, u, w):
+def _enter_pivot(K, B, PL, PR, npend, KE, p, m, u, w, blk):
     """u = [1; K_Ep], w = A⁻¹u (``ExplicitInverse.prepare_add``); returns the pivot K_pp − u'w."""
     M = m + 1
     u[0] = 1.0
+    col = _column(blk, p)
     for j in range(m):
-        u[j + 1] = KE[j, p]
+        u[j + 1] = KE[j, col]
     _bsymv(B, PL, PR, npend, u, M, w)
     c = K[p, p]
     for j in range(M):
@@ -291,7 +305,7 @@ def _careful_pivot(K, A, B, PL, PR, npend, p, m, u, w, r, d, kscale):
 
 
 @njit(inline="always")
-def _enter(K, y, A, B, PL, PR, npend, KE, E, status, x, p, m, u, w, c):
+def _enter(K, y, A, B, PL, PR, npend, KE, E, status, x, p, m, u, w, c, blk):
     """Border A⁻¹ (the rank-one change held back in PL, PR), the tracked direction and A with p
     (``try_add``'s clear case, ``_track_add``, ``ExplicitInverse.commit_add``,
     ``_Path._append``). Returns the number of held-back changes."""
@@ -320,14 +334,19 @@ def _enter(K, y, A, B, PL, PR, npend, KE, E, status, x, p, m, u, w, c):
         A[M, j + 1] = K[p, E[j]]
         A[j + 1, M] = K[p, E[j]]
     A[M, M] = K[p, p]
-    KE[m, :] = K[p, :]
+    order = blk[0]
+    if order.size:
+        for j in range(order.size):
+            KE[m, j] = K[p, order[j]]
+    else:
+        KE[m, :] = K[p, :]
     E[m] = p
     status[p] = _E
     return npend + 1
 
 
 @njit(inline="always")
-def _leave(A, B, PL, PR, npend, KE, E, status, park_bound, x, j, m, col):
+def _leave(A, B, PL, PR, npend, KE, E, status, park_bound, x, j, m, col, blk):
     """Remove elbow position j (the last moves into it): ``ExplicitInverse.remove`` (its
     rank-one change held back in PL, PR), the parked points' bounds (``_raise_park_bounds``),
     ``_track_remove`` and ``_Path.remove``'s moves. Returns the number of held-back changes."""
@@ -362,8 +381,9 @@ def _leave(A, B, PL, PR, npend, KE, E, status, park_bound, x, j, m, col):
                 park_bound[q] = np.inf
             else:
                 g = col[0]
+                cq = _column(blk, q)
                 for i in range(m):
-                    g += col[i + 1] * KE[i, q]
+                    g += col[i + 1] * KE[i, cq]
                 park_bound[q] += g * g / cr
     xr = x[r] / cr
     for i in range(M):
@@ -428,7 +448,7 @@ def _move(y, alpha, h, dh, x, E, m, t):
 @njit(cache=True, nogil=True)
 def run_events(K, y, upper, alpha, status, h, park_bound, KE, A, B, E, x, s, alpha0, m,
                Fk, kscale, dep_level, bound_rtol, s_next, m_max, budget, exact_every,
-               total_events, large_from, large_rtol):
+               total_events, large_from, large_rtol, blk):
     """Cross up to ``budget`` simple events (module docstring) from the state (s, α_0, the
     elbow's first m points, A⁻¹ = B with Fk changes since its rebuild, the tracked direction
     x), while the elbow holds fewer than ``m_max`` points. The direction is accepted at a
@@ -446,7 +466,7 @@ def run_events(K, y, upper, alpha, status, h, park_bound, KE, A, B, E, x, s, alp
         code, done, s, alpha0, m, Fk, npend = _cross(
             K, y, upper, alpha, status, h, park_bound, KE, A, B, PL, PR, E, x, s, alpha0, m,
             Fk, kscale, dep_level, bound_rtol, s_next, m_max, budget - events, exact_every,
-            total_events + events, large_from, large_rtol)
+            total_events + events, large_from, large_rtol, blk)
         events += done
         npend = _flush(B, PL, PR, npend, m + 1)
         if code == DUE:
@@ -457,7 +477,7 @@ def run_events(K, y, upper, alpha, status, h, park_bound, KE, A, B, E, x, s, alp
 @njit(cache=True, nogil=True)
 def _cross(K, y, upper, alpha, status, h, park_bound, KE, A, B, PL, PR, E, x, s, alpha0, m,
            Fk, kscale, dep_level, bound_rtol, s_next, m_max, budget, exact_every,
-           total_events, large_from, large_rtol):
+           total_events, large_from, large_rtol, blk):
     """``run_events``'s loop, until ``PENDING`` changes of the inverse are held back (code RAN,
     with events to go), the owner's bookkeeping is due (DUE), or BAIL / UNPARK; returns (code,
     events crossed, s, α_0, m, Fk, changes held back)."""
@@ -476,15 +496,15 @@ def _cross(K, y, upper, alpha, status, h, park_bound, KE, A, B, PL, PR, E, x, s,
             missed = not _checked_on_A(A, B, PL, PR, npend, x, y, E, m, kscale, r, u, rtol)
             if missed and not _direction(A, B, PL, PR, npend, x, y, E, m, kscale, r, u, rtol, 2):
                 return BAIL, events, s, alpha0, m, Fk, npend
-            _rates(KE, x, m, n, dh)
+            _rates(KE, x, m, n, dh, E, blk)
         else:
-            _rates(KE, x, m, n, dh)
+            _rates(KE, x, m, n, dh, E, blk)
             if _rates_residual(x, y, E, m, dh) > rtol * (1.0 + kscale * _xmax(x, m + 1)):
                 missed = True
-                if not _refined(B, PL, PR, npend, KE, x, y, E, m, n, kscale, dh, r, u, rtol):
+                if not _refined(B, PL, PR, npend, KE, x, y, E, m, n, kscale, dh, r, u, rtol, blk):
                     if not _direction(A, B, PL, PR, npend, x, y, E, m, kscale, r, u, rtol, 2):
                         return BAIL, events, s, alpha0, m, Fk, npend
-                    _rates(KE, x, m, n, dh)
+                    _rates(KE, x, m, n, dh, E, blk)
         t = _first_event(y, upper, alpha, status, h, dh, x, E, m, s, tm, te)
         if not t > 1e-14 * s or s - s_next <= t:   # nan, a zero step, a requested λ, none
             return BAIL, events, s, alpha0, m, Fk, npend
@@ -493,7 +513,7 @@ def _cross(K, y, upper, alpha, status, h, park_bound, KE, A, B, PL, PR, E, x, s,
             return BAIL, events, s, alpha0, m, Fk, npend
         c = 0.0
         if first >= 0:                              # ``try_add``
-            c = _enter_pivot(K, B, PL, PR, npend, KE, first, m, u, w)
+            c = _enter_pivot(K, B, PL, PR, npend, KE, first, m, u, w, blk)
             if not c > 1e-6 * kscale:
                 c = _careful_pivot(K, A, B, PL, PR, npend, first, m, u, w, r, d, kscale)
                 if c != c:
@@ -505,7 +525,7 @@ def _cross(K, y, upper, alpha, status, h, park_bound, KE, A, B, PL, PR, E, x, s,
             status[first], park_bound[first] = _P, dep_level
             parked = True
         elif first >= 0:
-            npend = _enter(K, y, A, B, PL, PR, npend, KE, E, status, x, first, m, u, w, c)
+            npend = _enter(K, y, A, B, PL, PR, npend, KE, E, status, x, first, m, u, w, c, blk)
             m += 1
         else:
             p = E[leave]
@@ -513,7 +533,7 @@ def _cross(K, y, upper, alpha, status, h, park_bound, KE, A, B, PL, PR, E, x, s,
                 alpha[p], status[p] = upper[p], _L
             else:
                 alpha[p], status[p] = 0.0, _R
-            npend = _leave(A, B, PL, PR, npend, KE, E, status, park_bound, x, leave, m, u)
+            npend = _leave(A, B, PL, PR, npend, KE, E, status, park_bound, x, leave, m, u, blk)
             m -= 1
             if not _settle_parked(alpha, status, park_bound, upper, s, dep_level, bound_rtol):
                 code = UNPARK
@@ -526,3 +546,60 @@ def _cross(K, y, upper, alpha, status, h, park_bound, KE, A, B, PL, PR, E, x, s,
         if npend == PENDING:
             return RAN, events + 1, s, alpha0, m, Fk, npend
     return RAN, budget, s, alpha0, m, Fk, npend
+
+
+# ---------------------------------------------------------------- locality (locality.py)
+@njit(cache=True, nogil=True)
+def kept_runs(K, chunk_of, n_chunks, chunk, tau, n):
+    """``locality.KernelBlocks.from_gram``: each point's chunks (of ``chunk`` consecutive
+    positions) that hold an entry of its kernel row above tau in absolute value (one pass over
+    K), merged into runs of consecutive columns: (ptr, start, stop)."""
+    keep = np.zeros(n_chunks, np.bool_)
+    ptr = np.zeros(n + 1, np.int64)
+    start = np.empty(16 * n, np.int64)
+    stop = np.empty(16 * n, np.int64)
+    q = 0
+    for i in range(n):
+        keep[:] = False
+        for j in range(n):
+            if abs(K[i, j]) > tau:
+                keep[chunk_of[j]] = True
+        b = 0
+        while b < n_chunks:
+            if keep[b]:
+                e = b
+                while e + 1 < n_chunks and keep[e + 1]:
+                    e += 1
+                if q == start.size:
+                    start = np.concatenate((start, np.empty(start.size, np.int64)))
+                    stop = np.concatenate((stop, np.empty(stop.size, np.int64)))
+                start[q], stop[q] = b * chunk, min((e + 1) * chunk, n)
+                q += 1
+                b = e + 1
+            else:
+                b += 1
+        ptr[i + 1] = q
+    return ptr, start[:q].copy(), stop[:q].copy()
+
+
+@njit(cache=True, nogil=True)
+def rates(KE, x, m, E, ptr, start, stop, pos, out, buf):
+    """out = x[1:] K_E + x[0] in the points' own order, from the elbow's kernel rows KE (their
+    columns in the blocks' order, ``locality.KernelBlocks``) read over each row's runs only; buf
+    (n) is scratch. Each run is one slice of the row and of buf: so numba vectorizes it (indexed
+    one entry at a time, 3.2 ms against 0.8 ms for n = 5000, |E| = 1,900, σ = 2^-3)."""
+    n = out.size
+    for i in range(n):
+        buf[i] = x[0]
+    for k in range(m):
+        xk = x[k + 1]
+        row = KE[k]
+        p = E[k]
+        for q in range(ptr[p], ptr[p + 1]):
+            a, b = start[q], stop[q]
+            seg = buf[a:b]
+            ks = row[a:b]
+            for j in range(b - a):
+                seg[j] += xk * ks[j]
+    for i in range(n):
+        out[i] = buf[pos[i]]

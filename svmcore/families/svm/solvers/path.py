@@ -80,6 +80,7 @@ from ....cancel import CHECK_EVERY
 from ....cancel import check as check_cancel
 from ._common import (BOUND_RTOL, NEAR_SOLUTION, DualSolution, finish_dual, intercept_from_bounds,
                       kkt_residual, rounding_floor)
+from .locality import blocks_for
 from .elbow import ExplicitInverse, SchurInverse, affinely_independent, pivots_in_order
 from .qp import solve_cvxopt
 from .working_set import solve_working_set
@@ -102,6 +103,12 @@ COMPILED_SCHUR_FROM = 1000
 
 _R, _L, _E, _P = 0, 1, 2, 3          # status codes: right (α=0), left (α=L), elbow, parked
 _SGN = np.array([-1.0, 1.0, 0.0, 0.0])   # direction in which a non-elbow point meets the margin
+
+
+def _no_blocks(n):
+    """The compiled loop's blocks argument for whole rows (its arrays empty)."""
+    e = np.empty(0, np.int64)
+    return (e, e, e, e, e, np.empty(0))
 
 
 class PathError(RuntimeError):
@@ -134,7 +141,7 @@ class _Path:
     EXACT_EVERY_LARGE = 32
     EXACT_LARGE_FROM = 256
 
-    def __init__(self, K, y, upper, dep_tol=1e-11, compiled=False):
+    def __init__(self, K, y, upper, dep_tol=1e-11, compiled=False, blocks=None):
         self.K = K
         self.y = y
         self.upper = upper
@@ -144,6 +151,10 @@ class _Path:
         self.dep_tol = dep_tol
         cap = min(n, 64)
         self.KE = np.empty((cap, n))                    # rows K[E[j], :], grown on demand
+        # with ``locality.KernelBlocks``, KE's columns are in the blocks' order (point p's in
+        # column blocks.pos[p]) and the passes for the rates read each row's runs only
+        self.blocks = blocks
+        self._blk = _no_blocks(n) if blocks is None else (*blocks[:5], np.empty(n))
         self.A = np.zeros((cap + 1, cap + 1))           # [[0, 1'], [1, K_EE]], elbow order
         self.F = None                                   # inverse of A (None: empty elbow)
         self.E = np.empty(0, dtype=np.intp)          # elbow points (a view of _Ebuf)
@@ -203,7 +214,25 @@ class _Path:
 
     def _border(self, p):
         """u = [1; K_Ep], p's column of the bordered elbow matrix."""
-        return np.r_[1.0, self.KE[:self.m, p]]
+        return np.r_[1.0, self.KE[:self.m, self._columns(p)]]
+
+    def _columns(self, pts):
+        """The points' columns in KE (their positions in the blocks' order, or themselves)."""
+        return pts if self.blocks is None else self.blocks.pos[pts]
+
+    def _rates(self, x, m=None):
+        """x[1:] K_E + x[0] for every point (x: [α_0; β_E] or its rate; m its elbow length):
+        one pass over the elbow's kernel rows, over their runs only with blocks."""
+        m = self.m if m is None else m
+        if self.blocks is None:
+            return x[1:m + 1] @ self.KE[:m] + x[0]
+        from ._events import rates         # numba: blocks exist only from 1,000 points
+
+        out = np.empty(self.n)
+        b = self.blocks
+        rates(self.KE, np.ascontiguousarray(x, float), m, self.E, b.ptr, b.start, b.stop, b.pos,
+              out, self._blk[5])
+        return out
 
     def needs_refactor(self):
         """Whether the maintained inverse should be rebuilt (drift, or many changes since)."""
@@ -218,7 +247,7 @@ class _Path:
         A[m + 1, 0] = A[0, m + 1] = 1.0
         A[m + 1, 1:m + 1] = A[1:m + 1, m + 1] = kp[self.E]
         A[m + 1, m + 1] = kp[p]
-        self.KE[m] = kp
+        self.KE[m] = kp if self.blocks is None else kp[self.blocks.order]
         self._room_in_E(m + 1)
         self._Ebuf[:m] = self.E
         self._Ebuf[m] = p
@@ -299,7 +328,7 @@ class _Path:
         m = self.m
         U = np.empty((m + 1, cand.size))
         U[0] = 1.0
-        U[1:] = self.KE[:m][:, cand]
+        U[1:] = self.KE[:m][:, self._columns(cand)]
         W = self._lu_solve(U)
         if W is None or not np.all(np.isfinite(W)):
             return None
@@ -354,7 +383,7 @@ class _Path:
         if col is None or not col[r] > 0 or not np.all(np.isfinite(col)):
             self.park_bound[parked] = np.inf
             return
-        g = col[0] + col[1:] @ self.KE[:self.m][:, parked]
+        g = col[0] + col[1:] @ self.KE[:self.m][:, self._columns(parked)]
         self.park_bound[parked] += g * g / col[r]
 
     def remove(self, j):
@@ -472,7 +501,7 @@ class _Path:
         bF[E] = 0.0
         rhs = np.empty(m + 1)
         rhs[0] = -bF.sum()
-        rhs[1:] = s * self.y[E] - self.KE[:m] @ bF
+        rhs[1:] = s * self.y[E] - self.KE[:m] @ (bF if self.blocks is None else bF[self.blocks.order])
         return rhs
 
     # ------------------------------------------------------------------ state
@@ -529,7 +558,10 @@ class _Path:
                 d[self.E] = 0.0
                 C = np.flatnonzero(d)
                 if C.size <= self.n // 8:
-                    h = h_ref + dE @ self.KE[:self.m] + (alpha0 - a0_ref)
+                    if self.blocks is None:
+                        h = h_ref + dE @ self.KE[:self.m] + (alpha0 - a0_ref)
+                    else:
+                        h = h_ref + self._rates(np.r_[alpha0 - a0_ref, dE])
                     if C.size:
                         h += d[C] @ self.K[C]
                     return h
@@ -659,7 +691,7 @@ class _Path:
             for step in range(3):
                 r = rhs - A @ x
                 if np.abs(r).max() <= self.DIRECTION_RTOL * (1.0 + self.kscale * np.abs(x[1:]).max()):
-                    return x[0], x[1:], x[1:] @ self.KE[:m] + x[0]
+                    return x[0], x[1:], self._rates(x)
                 if step < 2:
                     x = x + self.F.apply(r)
         x = self._dx
@@ -668,8 +700,7 @@ class _Path:
                 1e-12 * (1.0 + self.kscale * np.abs(x[1:]).max()):
             x = self.solve_elbow(rhs, rtol=1e-12)    # (solve_elbow's own first check, on x)
         self._dx = x
-        dh = x[1:] @ self.KE[:m] + x[0]
-        return x[0], x[1:], dh
+        return x[0], x[1:], self._rates(x)
 
     def empty_elbow_event(self):
         """s at which the α_0-interval of an empty elbow closes, with the two points that enter."""
@@ -744,7 +775,7 @@ TIGHT_SMO_TOL = 1e-9
 def solve_path(K, y, upper, lams, *, kkt_tol: float = 1e-8, fallback: bool = True,
                start: DualSolution | None = None, max_events: int | None = None,
                dep_tol: float = 1e-11, blas_threads: int | None = 1,
-               compiled: bool | None = None) -> list:
+               compiled: bool | None = None, point_order=None) -> list:
     """Exact regularization path of the weighted SVM evaluated at the requested λ (docs/svm.md).
 
     Follows the piecewise-linear path α(s), α_0(s) (s = 2nλ = HRTZ's λ_H) of Hastie, Rosset,
@@ -779,6 +810,12 @@ def solve_path(K, y, upper, lams, *, kkt_tol: float = 1e-8, fallback: bool = Tru
     compiled : bool or None
         Cross the simple events in the compiled loop (``_events``, numba). None: from
         ``COMPILED_FROM_N`` points on.
+    point_order : (n,) permutation, optional
+        The points in an order in which near points are near (``locality.locality_order`` of
+        the inputs). With it, and where the kernel's rows are mostly below rounding (narrow
+        Gaussian kernels, ``locality.blocks_for``), the passes over the elbow's kernel rows read
+        only the runs of columns that hold entries above 2^-56·max K_ii / n. Only the speed
+        depends on it; the answers are recomputed from the whole of K.
 
     Returns
     -------
@@ -790,21 +827,21 @@ def solve_path(K, y, upper, lams, *, kkt_tol: float = 1e-8, fallback: bool = Tru
     if blas_threads is None:
         with np.errstate(divide="ignore", invalid="ignore"):
             return _solve_path(K, y, upper, lams, kkt_tol, fallback, start, max_events, dep_tol,
-                               None, compiled)
+                               None, compiled, point_order)
     from threadpoolctl import threadpool_limits
 
     with threadpool_limits(limits=int(blas_threads), user_api="blas"), \
             np.errstate(divide="ignore", invalid="ignore"):
         return _solve_path(K, y, upper, lams, kkt_tol, fallback, start, max_events, dep_tol,
-                           threadpool_limits, compiled)
+                           threadpool_limits, compiled, point_order)
 
 
 def _solve_path(K, y, upper, lams, kkt_tol, fallback, start, max_events, dep_tol, limiter,
-                compiled=None):
+                compiled=None, point_order=None):
     """The path's main loop (the order of Hastie's svmpath.R): find the next event, answer the
     requested λ on the segment before it (repairing answers that fail the KKT check), cross the
     event and update the sets; on a failure, recover at the next requested λ and restart."""
-    run = _setup(K, y, upper, lams, kkt_tol, fallback, max_events, dep_tol, limiter, compiled)
+    run = _setup(K, y, upper, lams, kkt_tol, fallback, max_events, dep_tol, limiter, compiled, point_order)
     if run is None:
         return []
     _start_path(run, start)
@@ -863,6 +900,7 @@ class _Run:
     last_good: DualSolution | None = None   # last answer within tolerance
     start_cvxopt: tuple | None = None       # (s, answer) when the start was cvxopt's
     compiled: bool = False            # simple events in the compiled loop (``COMPILED_FROM_N``)
+    blocks: object = None             # ``locality.KernelBlocks`` for the passes, or None
 
     @property
     def lam(self):
@@ -878,13 +916,15 @@ class _Run:
 
     def restart(self, sol):
         """Replace the path's state by a fresh one from sol, an exact answer at the k-th λ."""
-        P = _Path(self.K, self.y, self.upper, dep_tol=self.dep_tol, compiled=self.compiled)
+        P = _Path(self.K, self.y, self.upper, dep_tol=self.dep_tol, compiled=self.compiled,
+                  blocks=self.blocks)
         P.set_solution(self.s_req[self.k], sol.alpha, sol.b)
         self.path = P
         self.zero_steps = 0
 
 
-def _setup(K, y, upper, lams, kkt_tol, fallback, max_events, dep_tol, limiter, compiled=None):
+def _setup(K, y, upper, lams, kkt_tol, fallback, max_events, dep_tol, limiter, compiled=None,
+           point_order=None):
     """Checked inputs and the requested λ in decreasing order; None when no λ is requested."""
     K = np.asarray(K, float)
     y = np.asarray(y, float)
@@ -899,7 +939,8 @@ def _setup(K, y, upper, lams, kkt_tol, fallback, max_events, dep_tol, limiter, c
     max_events = 50 * n + 1000 if max_events is None else int(max_events)
     return _Run(K, y, upper, lams, order, 2.0 * n * lams[order], kkt_tol, fallback, dep_tol,
                 max_events, limiter, [None] * lams.size,
-                compiled=n >= COMPILED_FROM_N if compiled is None else bool(compiled))
+                compiled=n >= COMPILED_FROM_N if compiled is None else bool(compiled),
+                blocks=blocks_for(K, point_order))
 
 
 #: SMO's work grows with C = 1/s: below s = 2nλ = ``SMO_EASY_S`` (C = 8 per unit of L) a LIBSVM
@@ -913,7 +954,8 @@ START_S = 2.0
 def _start_path(run, start):
     """The path's state at the largest λ (at s = ``START_S`` when no start is given and that λ is
     below ``SMO_EASY_S``), from ``start`` or from ``_start``."""
-    P = _Path(run.K, run.y, run.upper, dep_tol=run.dep_tol, compiled=run.compiled)
+    P = _Path(run.K, run.y, run.upper, dep_tol=run.dep_tol, compiled=run.compiled,
+              blocks=run.blocks)
     s0 = run.s_req[0]
     if start is None:
         s0 = START_S if s0 < SMO_EASY_S else s0
@@ -1074,7 +1116,7 @@ def _run_compiled(P, s_next, budget, total_events):
     code, events, s, alpha0, m, Fk = _events.run_events(
         P.K, P.y, P.upper, P.alpha, P.status, h, P.park_bound, P.KE, P.A, P.F.B, P._Ebuf, x,
         P.s, P.alpha0, m, P.F.k, P.kscale, P.dep_level, BOUND_RTOL, s_next, P.SCHUR_FROM,
-        budget, P.exact_every, total_events, P.LARGE_FROM, P.DIRECTION_RTOL)
+        budget, P.exact_every, total_events, P.LARGE_FROM, P.DIRECTION_RTOL, P._blk)
     if events:
         P.s, P.alpha0, P.h, P.m = s, alpha0, h, m
         P.E = P._Ebuf[:m]

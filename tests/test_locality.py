@@ -1,0 +1,132 @@
+"""The kernel's locality for the path's passes (``solvers/locality.py``): the point order, the
+runs of each kernel row that hold entries above τ, the rates summed over them, and whole columns
+with and without them. Checked against brute force (every entry of K) and numpy's products."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import svmcore.families.svm.solvers.path as P
+from svmcore.datasets.simulations import make_wahba2d
+from svmcore.families.svm.solvers import _events, locality
+from svmcore.families.svm.solvers._common import kkt_residual, rounding_floor
+from svmcore.kernels import gaussian_gram
+from test_path import _objective  # (1/n) Σ L(y_i)(1 − y_i f_i)_+ + λ c'Kc, independent of svmcore
+
+
+def _chunk_diameters(X, order):
+    """The largest distance within each chunk of ``CHUNK`` consecutive points of the order."""
+    c = locality.CHUNK
+    out = []
+    for a in range(0, len(order) - c + 1, c):
+        Z = X[order[a:a + c]]
+        out.append(np.sqrt(((Z[:, None] - Z[None]) ** 2).sum(-1)).max())
+    return np.array(out)
+
+
+def test_the_order_is_a_permutation_of_compact_chunks():
+    """Uniform points in the unit square: the order holds every point once, and its chunks
+    (16 points, about 1/64 of the square's area at n = 1024) are compact: a median diameter
+    below 0.3, where chunks of the input order span the square (about 1)."""
+    X = np.random.default_rng(0).random((1024, 2))
+    order = locality.locality_order(X)
+    np.testing.assert_array_equal(np.sort(order), np.arange(1024))
+    assert np.median(_chunk_diameters(X, order)) < 0.3
+    assert np.median(_chunk_diameters(X, np.arange(1024))) > 0.8
+    X1 = np.random.default_rng(1).random((100, 1))        # one coordinate: sorted
+    np.testing.assert_array_equal(X1[locality.locality_order(X1), 0], np.sort(X1[:, 0]))
+
+
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_the_runs_hold_every_entry_above_tau_and_no_empty_chunk(sign):
+    """Brute force over every entry: each row's runs cover the positions of all its entries
+    above τ in absolute value (negative kernels too) and no chunk without one; runs are
+    sorted, disjoint and not adjacent (merged)."""
+    d = make_wahba2d(300, 0)
+    K = sign * gaussian_gram(d.X, sigma=2.0 ** -2.5)
+    order = locality.locality_order(d.X)
+    tau = 2.0 ** -56 / 300
+    b = locality.KernelBlocks.from_gram(K, order)
+    c = locality.CHUNK
+    covered_total = 0
+    for i in range(300):
+        st, sp = b.start[b.ptr[i]:b.ptr[i + 1]], b.stop[b.ptr[i]:b.ptr[i + 1]]
+        assert np.all(st < sp) and np.all(sp[:-1] < st[1:])
+        covered = np.zeros(300, bool)
+        for a, z in zip(st, sp):
+            covered[a:z] = True
+        need = np.zeros(300, bool)
+        need[b.pos[np.abs(K[i]) > tau]] = True
+        assert np.all(covered[need])
+        for a in range(0, 300, c):                       # a kept chunk holds a needed entry
+            assert covered[a] == need[a:a + c].any()
+        covered_total += covered.sum()
+    assert b.cover == pytest.approx(covered_total / 300 ** 2)
+    assert b.cover < 0.6
+
+
+@pytest.mark.parametrize("m", [1, 5, 64])
+def test_the_rates_over_runs_equal_the_dense_product(m):
+    """``_events.rates`` (the elbow's rows in the blocks' column order, summed over their
+    runs) against numpy's x[1:] K_E + x[0] over whole rows, in the points' own order: equal to
+    rounding plus what the skipped entries (each at most τ) can add."""
+    d = make_wahba2d(400, 1)
+    K = gaussian_gram(d.X, sigma=2.0 ** -3)
+    order = locality.locality_order(d.X)
+    b = locality.KernelBlocks.from_gram(K, order)
+    rng = np.random.default_rng(m)
+    E = rng.choice(400, m, replace=False).astype(np.intp)
+    x = rng.standard_normal(m + 1) * 10.0
+    KE = np.ascontiguousarray(K[E][:, order])
+    out, buf = np.empty(400), np.empty(400)
+    _events.rates(KE, x, m, E, b.ptr, b.start, b.stop, b.pos, out, buf)
+    dense = x[1:] @ K[E] + x[0]
+    bound = 4e-16 * (m + 1) * (np.abs(x[1:]) @ np.abs(K[E]) + abs(x[0])) \
+        + 2.0 ** -56 / 400 * np.abs(x[1:]).sum()
+    assert np.all(np.abs(out - dense) <= bound)
+    assert np.abs(out - dense).max() > 0 or m == 1      # (rounding: not the same sums)
+
+
+def test_blocks_are_used_only_where_they_pay(monkeypatch):
+    """``blocks_for``: none without an order or below ``MIN_POINTS``; none for a wide kernel
+    (its runs cover nearly all of K); an order that is not a permutation is refused."""
+    d = make_wahba2d(300, 0)
+    order = locality.locality_order(d.X)
+    narrow, wide = (gaussian_gram(d.X, sigma=2.0 ** s) for s in (-3.0, 0.0))
+    assert locality.blocks_for(narrow, order) is None          # 300 < MIN_POINTS
+    monkeypatch.setattr(locality, "MIN_POINTS", 0)
+    assert locality.blocks_for(narrow, None) is None
+    assert locality.blocks_for(narrow, order).cover <= locality.MAX_COVER
+    assert locality.blocks_for(wide, order) is None
+    with pytest.raises(ValueError, match="permutation"):
+        locality.blocks_for(narrow, np.r_[order[:-1], order[0]])
+
+
+@pytest.mark.parametrize("n,log2_sigma,cost_b,compiled", [
+    (300, -3.0, 1.0, False), (300, -2.5, 4.5, False), (300, -3.0, 4.5, True),
+    (1000, -3.0, 1.0, None)])
+def test_a_column_with_blocks_answers_as_without(monkeypatch, n, log2_sigma, cost_b, compiled):
+    """A whole column (log2(nλ) = −25 … 0) with the points in ``locality_order`` (blocks in
+    use) and without: every answer within its KKT bound, recomputed here from α, b and the
+    whole of K, and the same objective to 1e-9 relative or that bound. n = 1000 is the default
+    threshold (``MIN_POINTS``) with the compiled loop on, as the app and benchmarks run."""
+    from svmcore.weights import class_weights_from_costs
+
+    if n < locality.MIN_POINTS:
+        monkeypatch.setattr(locality, "MIN_POINTS", 0)
+    d = make_wahba2d(n, 0)
+    y = d.y
+    upper = class_weights_from_costs(y, 1.0, cost_b).upper_bounds(y)
+    K = gaussian_gram(d.X, sigma=2.0 ** log2_sigma)
+    lams = 2.0 ** np.arange(-25.0, 0.01) / n
+    order = locality.locality_order(d.X)
+    assert locality.blocks_for(K, order) is not None
+    ref = P.solve_path(K, y, upper, lams, compiled=compiled)
+    sols = P.solve_path(K, y, upper, lams, compiled=compiled, point_order=order)
+    for a, b in zip(sols, ref):
+        f = K @ (y * a.alpha / (2 * n * a.lam)) + a.b
+        floor = rounding_floor(K, y, a.alpha, a.lam, a.b)
+        bound = max(1e-8, floor)
+        assert kkt_residual(y, f, a.alpha, upper, scale=min(1.0, 2 * n * a.lam)) <= bound
+        assert _objective(K, y, upper, a) == pytest.approx(
+            _objective(K, y, upper, b), rel=1e-9, abs=2 * bound * upper.mean())
