@@ -41,7 +41,7 @@ def test_the_order_is_a_permutation_of_compact_chunks():
 def test_the_runs_hold_every_entry_above_tau_and_no_empty_chunk(sign):
     """Brute force over every entry: each row's runs cover the positions of all its entries
     above τ in absolute value (negative kernels too) and no chunk without one; runs are
-    sorted, disjoint and not adjacent (merged)."""
+    sorted, disjoint and not adjacent (merged); ``row_len`` and ``cover`` count them."""
     d = make_wahba2d(300, 0)
     K = sign * gaussian_gram(d.X, sigma=2.0 ** -2.5)
     order = locality.locality_order(d.X)
@@ -61,6 +61,7 @@ def test_the_runs_hold_every_entry_above_tau_and_no_empty_chunk(sign):
         for a in range(0, 300, c):                       # a kept chunk holds a needed entry
             assert covered[a] == need[a:a + c].any()
         covered_total += covered.sum()
+        assert b.row_len[i] == covered.sum()
     assert b.cover == pytest.approx(covered_total / 300 ** 2)
     assert b.cover < 0.6
 
@@ -102,18 +103,26 @@ def test_blocks_are_used_only_where_they_pay(monkeypatch):
         locality.blocks_for(narrow, np.r_[order[:-1], order[0]])
 
 
-@pytest.mark.parametrize("n,log2_sigma,cost_b,compiled", [
-    (300, -3.0, 1.0, False), (300, -2.5, 4.5, False), (300, -3.0, 4.5, True),
-    (1000, -3.0, 1.0, None)])
-def test_a_column_with_blocks_answers_as_without(monkeypatch, n, log2_sigma, cost_b, compiled):
+@pytest.mark.parametrize("n,log2_sigma,cost_b,compiled,schur_from", [
+    (300, -3.0, 1.0, False, None), (300, -2.5, 4.5, False, None), (300, -3.0, 4.5, True, None),
+    (300, -3.0, 1.0, False, 40), (1000, -3.0, 1.0, None, None)])
+def test_a_column_with_blocks_answers_as_without(monkeypatch, n, log2_sigma, cost_b, compiled,
+                                                 schur_from):
     """A whole column (log2(nλ) = −25 … 0) with the points in ``locality_order`` (blocks in
     use) and without: every answer within its KKT bound, recomputed here from α, b and the
     whole of K, and the same objective to 1e-9 relative or that bound. n = 1000 is the default
-    threshold (``MIN_POINTS``) with the compiled loop on, as the app and benchmarks run."""
+    threshold (``MIN_POINTS``) with the compiled loop on, as the app and benchmarks run. With
+    ``schur_from`` = 40 the elbows are large elbows of the numpy code (block-LU inverse), whose
+    directions are then checked off their rates (``_Path._check_on_rates``), not on A."""
     from svmcore.weights import class_weights_from_costs
 
     if n < locality.MIN_POINTS:
         monkeypatch.setattr(locality, "MIN_POINTS", 0)
+    checks = []
+    if schur_from is not None:
+        monkeypatch.setattr(P._Path, "SCHUR_FROM", schur_from)
+        real = P._Path._check_on_rates
+        monkeypatch.setattr(P._Path, "_check_on_rates", lambda self: _count(checks, real(self)))
     d = make_wahba2d(n, 0)
     y = d.y
     upper = class_weights_from_costs(y, 1.0, cost_b).upper_bounds(y)
@@ -130,3 +139,33 @@ def test_a_column_with_blocks_answers_as_without(monkeypatch, n, log2_sigma, cos
         assert kkt_residual(y, f, a.alpha, upper, scale=min(1.0, 2 * n * a.lam)) <= bound
         assert _objective(K, y, upper, a) == pytest.approx(
             _objective(K, y, upper, b), rel=1e-9, abs=2 * bound * upper.mean())
+    if schur_from is not None:                     # (checks without blocks: all False)
+        assert sum(checks) >= 50, (sum(checks), len(checks))
+
+
+def _count(seen, value):
+    seen.append(value)
+    return value
+
+
+def test_the_residual_read_off_the_rates_is_the_one_on_A(monkeypatch):
+    """What ``_Path.direction`` compares when it checks off the rates: A x = [Σ x_E; dh_E] for
+    the bordered elbow matrix A = [[0, 1'], [1, K_EE]], the rates dh from the blocks' runs and
+    any x (a start's elbow at n = 300, σ = 2^-3), to rounding plus the skipped entries."""
+    monkeypatch.setattr(locality, "MIN_POINTS", 0)
+    d = make_wahba2d(300, 0)
+    K = gaussian_gram(d.X, sigma=2.0 ** -3)
+    run = P._setup(K, d.y, np.ones(300), [2.0 ** -4 / 300], 1e-8, True, None, 1e-11, None,
+                   point_order=locality.locality_order(d.X))
+    P._start_path(run, None)
+    path = run.path
+    m = path.m
+    assert run.blocks is not None and m >= 50
+    x = np.random.default_rng(0).standard_normal(m + 1)
+    A = np.zeros((m + 1, m + 1))
+    A[0, 1:] = A[1:, 0] = 1.0
+    A[1:, 1:] = K[np.ix_(path.E, path.E)]
+    dh = path._rates(x)
+    on_rates = np.r_[x[1:].sum(), dh[path.E]]
+    bound = 4e-16 * (m + 1) * (np.abs(A) @ np.abs(x)) + 2.0 ** -56 / 300 * np.abs(x).sum()
+    assert np.all(np.abs(on_rates - A @ x) <= bound)

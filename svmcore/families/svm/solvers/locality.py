@@ -55,7 +55,7 @@ def locality_order(X, leaf_size: int = CHUNK) -> np.ndarray:
 class KernelBlocks(NamedTuple):
     """Point i's kernel row, read only over columns ``start[q]:stop[q]`` (positions in
     ``order``) for q in ``ptr[i]:ptr[i + 1]``. ``pos[i]`` is point i's position in ``order``;
-    ``cover`` the fraction of K the runs read."""
+    ``cover`` the fraction of K the runs read, ``row_len[i]`` how many numbers of row i."""
 
     order: np.ndarray
     pos: np.ndarray
@@ -63,6 +63,7 @@ class KernelBlocks(NamedTuple):
     start: np.ndarray
     stop: np.ndarray
     cover: float
+    row_len: np.ndarray
 
     @classmethod
     def from_gram(cls, K, order, tau=None, chunk=CHUNK) -> "KernelBlocks":
@@ -79,8 +80,9 @@ class KernelBlocks(NamedTuple):
 
         ptr, start, stop = kept_runs(np.asarray(K, float), pos // chunk, -(-n // chunk), chunk,
                                      float(tau), n)
-        cover = float(np.sum(stop - start)) / max(n * n, 1)
-        return cls(order, pos, ptr, start, stop, cover)
+        lengths = np.r_[0, np.cumsum(stop - start)]
+        row_len = lengths[ptr[1:]] - lengths[ptr[:-1]]
+        return cls(order, pos, ptr, start, stop, float(lengths[-1]) / max(n * n, 1), row_len)
 
 
 def blocks_for(K, order) -> KernelBlocks | None:
