@@ -341,7 +341,7 @@ def test_the_rates_pass_equals_numpys_product(m):
     KE[:m] = rng.standard_normal((m, n))
     x = rng.standard_normal(m + 3)
     dh = np.full(n, np.nan)
-    _events._rates(KE, x, m, n, dh, np.arange(m), P._no_blocks(n))
+    _events._rates(KE, x, m, n, dh, np.arange(m), P._no_blocks())
     expected = x[1:m + 1] @ KE[:m] + x[0]
     bound = 4e-16 * (m + 1) * (np.abs(x[1:m + 1]) @ np.abs(KE[:m]) + abs(x[0]))
     assert np.all(np.abs(dh - expected) <= bound)

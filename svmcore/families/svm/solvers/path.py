@@ -20,7 +20,9 @@ for large ones — and rebuilt from time to time (large elbows: by folding the c
 base with matrix products, ``SchurInverse.merged``, and from scratch every ``MERGES + 1``-th time).
 The segment's direction A⁻¹[0; y_E] is carried through the same bordering/downdating (small
 elbows) and accepted after one residual check; large elbows refine it against A and pass over
-their kernel rows once, for dh.
+their kernel rows once, for dh. Given the points' order (``point_order``), the elbow's kernel
+rows are held in it and those passes read only the runs of entries above rounding
+(``locality.py``; narrow kernels).
 
 Degenerate cases:
 
@@ -80,8 +82,8 @@ from ....cancel import CHECK_EVERY
 from ....cancel import check as check_cancel
 from ._common import (BOUND_RTOL, NEAR_SOLUTION, DualSolution, finish_dual, intercept_from_bounds,
                       kkt_residual, rounding_floor)
-from .locality import blocks_for
 from .elbow import ExplicitInverse, SchurInverse, affinely_independent, pivots_in_order
+from .locality import blocks_for
 from .qp import solve_cvxopt
 from .working_set import solve_working_set
 
@@ -105,7 +107,7 @@ _R, _L, _E, _P = 0, 1, 2, 3          # status codes: right (α=0), left (α=L), 
 _SGN = np.array([-1.0, 1.0, 0.0, 0.0])   # direction in which a non-elbow point meets the margin
 
 
-def _no_blocks(n):
+def _no_blocks():
     """The compiled loop's blocks argument for whole rows (its arrays empty)."""
     e = np.empty(0, np.int64)
     return (e, e, e, e, e, np.empty(0))
@@ -154,7 +156,7 @@ class _Path:
         # with ``locality.KernelBlocks``, KE's columns are in the blocks' order (point p's in
         # column blocks.pos[p]) and the passes for the rates read each row's runs only
         self.blocks = blocks
-        self._blk = _no_blocks(n) if blocks is None else (*blocks[:5], np.empty(n))
+        self._blk = _no_blocks() if blocks is None else (*blocks[:5], np.empty(n))
         self.A = np.zeros((cap + 1, cap + 1))           # [[0, 1'], [1, K_EE]], elbow order
         self.F = None                                   # inverse of A (None: empty elbow)
         self.E = np.empty(0, dtype=np.intp)          # elbow points (a view of _Ebuf)
@@ -220,10 +222,10 @@ class _Path:
         """The points' columns in KE (their positions in the blocks' order, or themselves)."""
         return pts if self.blocks is None else self.blocks.pos[pts]
 
-    def _rates(self, x, m=None):
-        """x[1:] K_E + x[0] for every point (x: [α_0; β_E] or its rate; m its elbow length):
-        one pass over the elbow's kernel rows, over their runs only with blocks."""
-        m = self.m if m is None else m
+    def _rates(self, x):
+        """x[1:] K_E + x[0] for every point (x: [α_0; β_E] or its rate): one pass over the
+        elbow's kernel rows, over their runs only with blocks."""
+        m = self.m
         if self.blocks is None:
             return x[1:m + 1] @ self.KE[:m] + x[0]
         from ._events import rates         # numba: blocks exist only from 1,000 points
