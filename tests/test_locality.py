@@ -169,3 +169,30 @@ def test_the_residual_read_off_the_rates_is_the_one_on_A(monkeypatch):
     on_rates = np.r_[x[1:].sum(), dh[path.E]]
     bound = 4e-16 * (m + 1) * (np.abs(A) @ np.abs(x)) + 2.0 ** -56 / 300 * np.abs(x).sum()
     assert np.all(np.abs(on_rates - A @ x) <= bound)
+
+
+def test_the_sweeps_criteria_do_not_depend_on_the_order(monkeypatch, tmp_path):
+    """The app's path: a CLI sweep of wahba2d at n = 1000 (the family passes ``locality_order``
+    from ``LOCALITY_FROM`` points) against the same sweep without it: every criterion equal to
+    1e-9 relative (GACV, SURE and GCKL; ξα, BRXA, the error counts and n_sv exactly)."""
+    import pandas as pd
+
+    import svmcore.families.svm.family as family
+    from svmcore.cli import main
+
+    args = ["sweep", "--dataset", "wahba2d", "--n", "1000", "--log2-nlambda=-25:0:5",
+            "--log2-sigma=-3:-2.5:0.5", "--jobs", "1", "--out"]
+    assert family.LOCALITY_FROM <= 1000
+    used = []
+    real = P.blocks_for
+    monkeypatch.setattr(P, "blocks_for", lambda K, order: _count(used, real(K, order)))
+    main(args + [str(tmp_path / "with.csv")])
+    assert sum(b is not None for b in used) == 2    # both columns' paths (not resampling's)
+    monkeypatch.setattr(family, "LOCALITY_FROM", 10 ** 9)
+    main(args + [str(tmp_path / "without.csv")])
+    a, b = pd.read_csv(tmp_path / "with.csv"), pd.read_csv(tmp_path / "without.csv")
+    assert len(a) == len(b) == 12
+    for col in ("gacv", "sure", "gckl"):
+        np.testing.assert_allclose(a[col], b[col], rtol=1e-9, atol=0)
+    for col in ("xa", "brxa", "misclass", "brmisclass", "n_sv"):
+        np.testing.assert_array_equal(a[col], b[col])
