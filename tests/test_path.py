@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from svmcore.kernels import gaussian_gram, linear_gram
-from svmcore.families.svm.solvers._common import kkt_residual, rounding_floor, zero_scale
+from svmcore.families.svm.solvers._common import finish_dual, kkt_residual, rounding_floor, zero_scale
 from svmcore.families.svm.solvers.path import solve_path
 from svmcore.families.svm.solvers.qp import solve_cvxopt
 
@@ -471,8 +471,9 @@ def test_state_recomputed_every_32_events_gives_the_same_answers(monkeypatch, da
 
 
 def test_a_start_finish_dual_cannot_fix_is_taken_from_a_tight_smo(monkeypatch):
-    """When LIBSVM's answer at the default tolerance cannot be finished exactly and the working
-    set fails, the start is LIBSVM run to TIGHT_SMO_TOL (not cvxopt, whose interior-point answer
+    """When LIBSVM's answer at the default tolerance cannot be finished exactly (neither by the
+    homotopy nor by ``finish_dual``) and the working set fails, the start is LIBSVM run to
+    TIGHT_SMO_TOL (not cvxopt, whose interior-point answer
     at n = 5000 was 3e-5 off); the answers equal cvxopt's."""
     from svmcore.families.svm.solvers import libsvm
     from svmcore.families.svm.solvers import path as P
@@ -491,7 +492,14 @@ def test_a_start_finish_dual_cannot_fix_is_taken_from_a_tight_smo(monkeypatch):
             sol.polished, sol.kkt_residual = False, 1.0
         return sol
 
+    def unfinished(*a, **k):                         # the start's finish of SMO's answer fails
+        sol = finish_dual(*a, **k)
+        sol.polished = False
+        return sol
+
     monkeypatch.setattr(libsvm, "solve_libsvm", smo)
+    monkeypatch.setattr(P, "finish_dual", unfinished)
+    monkeypatch.setattr(P, "_start_by_homotopy", lambda *a, **k: None)
     monkeypatch.setattr(P, "solve_working_set", lambda *a, **k: None)
     monkeypatch.setattr(P, "solve_cvxopt", lambda *a, **k: (_ for _ in ()).throw(AssertionError))
     sols = solve_path(K, y, upper, lams, fallback=False)
@@ -525,7 +533,8 @@ def _assert_equal_to_tight_libsvm(sols, K, y):
 @pytest.mark.parametrize("early_ws_tol", [None, 0.0])
 def test_a_start_smo_cannot_finish_is_repaired_before_a_tighter_smo(monkeypatch, early_ws_tol):
     """wahba2d, n = 800, σ = 2^-1.5, s = 4: LIBSVM's answer at 1e-5 cannot be finished exactly
-    (167 free points, residual 5e-6). The working set repairs that answer; SMO is not run again at
+    (167 free points, residual 5e-6). Without the homotopy (``test_homotopy.py``), the working set
+    repairs that answer; SMO is not run again at
     1e-7 (at n = 5000, σ = 2^-2 that costs 17.6 s against the repair's 1.7 s). A repair less exact
     than ``START_EARLY_WS_TOL`` (here: any, with the bound at 0) is set aside and SMO runs at 1e-7
     as before. The answers equal LIBSVM's at tol 1e-11 on the same Gram matrix either way."""
@@ -550,6 +559,7 @@ def test_a_start_smo_cannot_finish_is_repaired_before_a_tighter_smo(monkeypatch,
 
     monkeypatch.setattr(libsvm, "solve_libsvm", smo)
     monkeypatch.setattr(P, "solve_working_set", ws)
+    monkeypatch.setattr(P, "_start_by_homotopy", lambda *a, **k: None)   # (its own test below)
     if early_ws_tol is not None:       # the repair is less exact than asked: SMO at 1e-7 as before
         monkeypatch.setattr(P, "START_EARLY_WS_TOL", early_ws_tol)
     sols = solve_path(K, data.y, np.ones(n), lams)
@@ -590,6 +600,7 @@ def test_the_first_start_repair_is_asked_for_the_early_bar_not_the_paths_toleran
 
     monkeypatch.setattr(libsvm, "solve_libsvm", smo)
     monkeypatch.setattr(P, "solve_working_set", ws)
+    monkeypatch.setattr(P, "_start_by_homotopy", lambda *a, **k: None)   # (test_homotopy.py)
     sols = solve_path(K, data.y, np.ones(len(data.y)), lams)
     assert tols == [1e-5] and asked[:1] == [P.START_EARLY_WS_TOL], (tols, asked)
     assert sols[0].kkt_residual <= P.START_EARLY_WS_TOL

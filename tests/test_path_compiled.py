@@ -120,6 +120,10 @@ def test_each_compiled_event_equals_the_numpy_crossing(monkeypatch, log2_sigma, 
     K, y, upper, lams = _column(n, log2_sigma, cost_b, duplicates, offset)
     monkeypatch.setattr(P, "COMPILED_FROM_N", 10 ** 9)
     monkeypatch.setattr(locality, "MIN_POINTS", 0)
+    # the start as finish_dual and the working set make it: with exact duplicates the dual's
+    # solution is not unique, and from the homotopy's (as exact) the 20-duplicate, σ = 1 column
+    # takes another route, on which the loop meets parked points at none of its events
+    monkeypatch.setattr(P, "_start_by_homotopy", lambda *a, **k: None)
     order = locality.locality_order(_inputs(n, duplicates, offset)[0]) if blocks else None
     run = P._setup(K, y, upper, lams, 1e-8, True, None, 1e-11, None, point_order=order)
     assert (run.blocks is not None) == blocks

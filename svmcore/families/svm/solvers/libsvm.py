@@ -6,26 +6,27 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._common import DualSolution, finish_dual
+from ._common import DualSolution, decision_values, finish_dual, kkt_residual, zero_scale
 
 
 def solve_libsvm(K, y, upper, lam, tol: float = 1e-3, cache_size: float = 500.0,
-                 max_iter: int = -1, min_tol: float = 1e-7) -> DualSolution:
+                 max_iter: int = -1, min_tol: float = 1e-7, finish: bool = True) -> DualSolution:
     """Fit the weighted SVM with LIBSVM's SMO on a precomputed Gram matrix (docs/svm.md).
 
     SMO stops at its own tolerance ``tol`` (LIBSVM's default 1e-3); the answer is then finished
     exactly (``finish_dual``). When that does not reach the KKT conditions, SMO is run again with
-    a tolerance 100 times smaller, down to ``min_tol``.
+    a tolerance 100 times smaller, down to ``min_tol``. ``finish=False``: SMO's own answer, once
+    (``polished`` False, its KKT residual computed).
     """
     while True:
-        sol = _smo(K, y, upper, lam, tol, cache_size, max_iter)
-        if sol.polished or tol / 100 < min_tol:
+        sol = _smo(K, y, upper, lam, tol, cache_size, max_iter, finish)
+        if sol.polished or tol / 100 < min_tol or not finish:
             sol.info["smo_tol"] = tol
             return sol
         tol /= 100
 
 
-def _smo(K, y, upper, lam, tol, cache_size, max_iter) -> DualSolution:
+def _smo(K, y, upper, lam, tol, cache_size, max_iter, finish=True) -> DualSolution:
     from sklearn.svm import SVC
 
     n = len(y)
@@ -41,4 +42,8 @@ def _smo(K, y, upper, lam, tol, cache_size, max_iter) -> DualSolution:
     alpha[svc.support_] = np.abs(svc.dual_coef_[0]) * s
     b = sign * float(svc.intercept_[0])
     n_iter = int(np.sum(svc.n_iter_))
+    if not finish:
+        f = decision_values(K, y, alpha, lam, b)
+        res = kkt_residual(y, f, alpha, upper, scale=zero_scale(n, lam))
+        return DualSolution(lam, alpha, b, f, "libsvm", n_iter, res, False, {})
     return finish_dual(K, y, upper, lam, alpha, b, "libsvm", n_iter)
