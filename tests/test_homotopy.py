@@ -14,18 +14,11 @@ from svmcore.families.svm.solvers._common import finish_dual, kkt_residual
 from svmcore.families.svm.solvers.path import solve_path
 from svmcore.families.svm.solvers.qp import solve_cvxopt
 from svmcore.kernels import gaussian_gram
-from test_path import _objective, _start_problem
+from test_path import _assert_equal_to_tight_libsvm, _objective, _start_problem
 
 
 def _partition(alpha, upper):
     return np.where(alpha <= 1e-9 * upper, 0, np.where(alpha >= (1 - 1e-9) * upper, 2, 1))
-
-
-def _tight_libsvm_f(K, y, lam):
-    from sklearn.svm import SVC
-
-    svc = SVC(C=1.0 / (2 * len(y) * lam), kernel="precomputed", tol=1e-11).fit(K, y)
-    return svc.decision_function(K)
 
 
 @pytest.mark.parametrize("case", ["n800_smo1e-5", "n400_smo1e-3"])
@@ -51,7 +44,7 @@ def test_the_homotopy_finishes_smo_answers_exactly(case):
     f = exact.f
     assert kkt_residual(y, f, exact.alpha, upper) <= 1e-12
     assert abs(float(y @ exact.alpha)) <= 1e-12 * len(y)
-    np.testing.assert_allclose(f, _tight_libsvm_f(K, y, lam), atol=1e-6)
+    _assert_equal_to_tight_libsvm([exact], K, y)
     ref = solve_cvxopt(K, y, upper, lam)
     mine, theirs = _objective(K, y, upper, exact), _objective(K, y, upper, ref)
     assert theirs - 1e-6 * theirs <= mine <= theirs + 1e-12 * theirs, (mine, theirs)
@@ -94,9 +87,8 @@ def test_the_start_takes_the_homotopy_before_a_working_set(monkeypatch):
     monkeypatch.setattr(P, "solve_working_set", lambda *a, **k: pytest.fail("working set"))
     sols = solve_path(K, data.y, np.ones(n), lams)
     assert tols == [1e-5] and len(starts) == 1 and starts[0].solver == "homotopy"
-    for sol in sols:
-        assert sol.kkt_residual <= 1e-8
-        np.testing.assert_allclose(sol.f, _tight_libsvm_f(K, data.y, sol.lam), atol=1e-6)
+    assert all(sol.kkt_residual <= 1e-8 for sol in sols)
+    _assert_equal_to_tight_libsvm(sols, K, data.y)
 
 
 def test_a_cancel_inside_the_start_is_not_a_cvxopt_start(monkeypatch):
