@@ -14,7 +14,7 @@ from svmcore.families.svm.solvers._common import finish_dual, kkt_residual
 from svmcore.families.svm.solvers.path import solve_path
 from svmcore.families.svm.solvers.qp import solve_cvxopt
 from svmcore.kernels import gaussian_gram
-from test_path import _assert_equal_to_tight_libsvm, _objective, _start_problem
+from test_path import _assert_equal_to_tight_libsvm, _objective, _smo_tolerances, _start_problem
 
 
 def _partition(alpha, upper):
@@ -71,18 +71,13 @@ def test_the_start_takes_the_homotopy_before_a_working_set(monkeypatch):
     (no working set, no second SMO), and the path's answers equal LIBSVM's at tol 1e-11."""
     data, K, lams = _start_problem()
     n = len(data.y)
-    tols, starts = [], []
-    real_smo, real_h = libsvm.solve_libsvm, P._start_by_homotopy
-
-    def smo(*a, tol=1e-3, **k):
-        tols.append(tol)
-        return real_smo(*a, tol=tol, **k)
+    tols, starts = _smo_tolerances(monkeypatch), []
+    real_h = P._start_by_homotopy
 
     def homotopy(*a, **k):
         starts.append(real_h(*a, **k))
         return starts[-1]
 
-    monkeypatch.setattr(libsvm, "solve_libsvm", smo)
     monkeypatch.setattr(P, "_start_by_homotopy", homotopy)
     monkeypatch.setattr(P, "solve_working_set", lambda *a, **k: pytest.fail("working set"))
     sols = solve_path(K, data.y, np.ones(n), lams)

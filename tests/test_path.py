@@ -521,6 +521,21 @@ def _start_problem():
     return data, gaussian_gram(data.X, sigma=2.0 ** -1.5), 2.0 ** np.array([1.0, -1.0]) / n
 
 
+def _smo_tolerances(monkeypatch):
+    """The tolerance of every LIBSVM call the path's start makes (``libsvm.solve_libsvm``,
+    wrapped), in order: the returned list fills as the test runs."""
+    from svmcore.families.svm.solvers import libsvm
+
+    real, tols = libsvm.solve_libsvm, []
+
+    def smo(*a, tol=1e-3, **k):
+        tols.append(tol)
+        return real(*a, tol=tol, **k)
+
+    monkeypatch.setattr(libsvm, "solve_libsvm", smo)
+    return tols
+
+
 def _assert_equal_to_tight_libsvm(sols, K, y):
     """Each answer's f equals LIBSVM's at tol 1e-11 on the same Gram matrix, to 1e-6."""
     from sklearn.svm import SVC
@@ -580,12 +595,11 @@ def test_the_first_start_repair_is_asked_for_the_early_bar_not_the_paths_toleran
     itself, one more round took it to 3.6e-13. Here a repair asked for more than the bar answers
     like that one (residual 5e-9): the start must still come from the first repair, as exact as
     the bar, without SMO at 1e-7; the answers equal LIBSVM's at tol 1e-11."""
-    from svmcore.families.svm.solvers import libsvm
     from svmcore.families.svm.solvers import path as P
 
     data, K, lams = _start_problem()
-    real_smo, real_ws = libsvm.solve_libsvm, P.solve_working_set
-    asked, tols = [], []
+    real_ws = P.solve_working_set
+    asked, tols = [], _smo_tolerances(monkeypatch)
 
     def ws(*a, tol=1e-8, **k):
         asked.append(tol)
@@ -594,11 +608,6 @@ def test_the_first_start_repair_is_asked_for_the_early_bar_not_the_paths_toleran
             sol.kkt_residual = 5e-9
         return sol
 
-    def smo(*a, tol=1e-3, **k):
-        tols.append(tol)
-        return real_smo(*a, tol=tol, **k)
-
-    monkeypatch.setattr(libsvm, "solve_libsvm", smo)
     monkeypatch.setattr(P, "solve_working_set", ws)
     monkeypatch.setattr(P, "_start_by_homotopy", lambda *a, **k: None)   # (test_homotopy.py)
     sols = solve_path(K, data.y, np.ones(len(data.y)), lams)
