@@ -212,6 +212,31 @@ def test_finish_gives_a_far_answer_a_short_try(monkeypatch, n, log2_sigma, log2_
         assert residual > NEAR_SOLUTION
 
 
+def test_finish_returns_a_far_answer_as_it_is_with_no_far_rounds(monkeypatch):
+    """``far_stall_rounds`` = 0 (the working set's sub-problems): an answer farther off than
+    ``near`` comes back unfinished, with no free-set solve, its α (clipped to the box), b and f
+    those given and its residual recomputed here. The same answer with its own b, judged near
+    (``near`` above its residual), is still finished exactly with ``stall_rounds`` = 2."""
+    from svmcore.families.svm.solvers._common import NEAR_SOLUTION, decision_values, zero_scale
+
+    K, y, upper, lam, alpha, b = _raw_cvxopt(500, 0.0, -18.0)
+    far, n_far = _counted_finish(monkeypatch, K, y, upper, lam, alpha, b + 1.0,
+                                 near=NEAR_SOLUTION, far_stall_rounds=0)
+    assert n_far == 0 and not far.polished
+    np.testing.assert_array_equal(far.alpha, np.clip(alpha, 0.0, upper))
+    assert far.b == b + 1.0
+    np.testing.assert_allclose(far.f, decision_values(K, y, far.alpha, lam, b + 1.0), rtol=0,
+                               atol=1e-12 * np.max(np.abs(far.f)))
+    residual = _checked_residual(K, y, upper, lam, far)
+    assert residual == pytest.approx(far.kkt_residual, rel=1e-12) and residual > NEAR_SOLUTION
+    f_raw = decision_values(K, y, far.alpha, lam, b)
+    raw = kkt_residual(y, f_raw, far.alpha, upper, scale=zero_scale(len(y), lam))
+    near, n_near = _counted_finish(monkeypatch, K, y, upper, lam, alpha, b, near=2.0 * raw,
+                                   far_stall_rounds=0, stall_rounds=2)
+    assert n_near >= 1 and near.polished
+    assert _checked_residual(K, y, upper, lam, near) <= 1e-8
+
+
 def test_box_constraints_go_to_cvxopt_sparse_with_the_dense_answer(monkeypatch):
     """The box rows [−I; I] reach cvxopt as a sparse matrix (its KKT solver's G'DG is then a
     diagonal, not 4w³ flops); that matrix equals the dense one, and the raw interior-point answer

@@ -158,7 +158,7 @@ def solve_on_partition(K, y, upper, lam, at_upper, free):
 def finish_dual(K, y, upper, lam, alpha_raw, b_raw, solver: str, n_iter: int = 0,
                 tol: float = 1e-8, info: dict | None = None, max_rounds: int = 30,
                 stall_rounds: int = 8, to_floor: bool = False,
-                near: float = np.inf) -> DualSolution:
+                near: float = np.inf, far_stall_rounds: int = FAR_STALL_ROUNDS) -> DualSolution:
     """Exact solution from the sets the solver found (docs/svm.md), corrected until KKT holds.
 
     Starting from the solver's partition (α snapped to 0 / L within ``BOUND_RTOL``·``zero_scale``),
@@ -175,7 +175,8 @@ def finish_dual(K, y, upper, lam, alpha_raw, b_raw, solver: str, n_iter: int = 0
     the floor). The result is kept when its KKT residual is below the raw answer's (``polished``
     says whether it is ≤ ``tol``, i.e. exact); otherwise the solver's raw answer is returned with
     ``polished=False``. A raw answer with a residual above ``near`` (e.g. ``NEAR_SOLUTION``) gets
-    at most ``FAR_STALL_ROUNDS`` rounds after the best residual last fell.
+    at most ``far_stall_rounds`` rounds after the best residual last fell (0: it is returned as
+    it is, unfinished).
     """
     n = len(y)
     raw_alpha = np.clip(np.asarray(alpha_raw, float), 0.0, upper)
@@ -183,7 +184,9 @@ def finish_dual(K, y, upper, lam, alpha_raw, b_raw, solver: str, n_iter: int = 0
     zs = zero_scale(n, lam)
     raw_res = kkt_residual(y, raw_f, raw_alpha, upper, scale=zs)
     if not raw_res <= near:
-        stall_rounds = min(stall_rounds, FAR_STALL_ROUNDS)
+        stall_rounds = min(stall_rounds, far_stall_rounds)
+    if stall_rounds <= 0:
+        return DualSolution(lam, raw_alpha, float(b_raw), raw_f, solver, n_iter, raw_res, False, info or {})
     good_enough = _acceptance(K, y, lam, tol, to_floor)
     rounds = dict(tol=tol, zs=zs, max_rounds=max_rounds, stall_rounds=stall_rounds,
                   good_enough=good_enough)
