@@ -635,8 +635,9 @@ def test_the_tail_by_working_sets_is_certified_and_equals_cvxopt(monkeypatch):
     """After a working-set restart that parks most free points, every remaining λ is answered by
     a working-set QP warm-started from the answer before (``path._answer_tail``); forced here
     from the first working-set repair on (wahba2d, n = 150, σ = 2, a looser dependence
-    tolerance so that the path needs one at log2(nλ) = −15). Each tail answer passes the full KKT
-    check (recomputed here) and has cvxopt's objective at its λ."""
+    tolerance so that the path needs one at log2(nλ) = −15), its sub-problems finished briefly
+    (``TAIL_FINISH_ROUNDS``). Each tail answer passes the full KKT check (recomputed here) and has
+    cvxopt's objective at its λ."""
     import svmcore.families.svm.solvers.path as P
     from svmcore.datasets.simulations import make_wahba2d
 
@@ -644,9 +645,14 @@ def test_the_tail_by_working_sets_is_certified_and_equals_cvxopt(monkeypatch):
     K, y, upper = gaussian_gram(d.X, sigma=2.0), d.y, np.ones(150)
     lams = 2.0 ** np.arange(-30.0, 0.01, 1.0) / 150
     monkeypatch.setattr(P, "_tail_by_working_sets", lambda path: True)
+    rounds, solve = [], P.solve_working_set
+    monkeypatch.setattr(P, "solve_working_set",
+                        lambda *a, **k: rounds.append(k.get("finish_rounds")) or solve(*a, **k))
     sols = P.solve_path(K, y, upper, lams, dep_tol=1e-6)
     tail = [s for s in sols if s.info.get("tail")]
     assert len(tail) >= 10 and all(s.info["repaired"] and not s.info["fallback"] for s in tail)
+    # the repair before the tail finishes its sub-problems fully, the tail's QPs briefly
+    assert rounds[0] is None and rounds[-len(tail):] == [P.TAIL_FINISH_ROUNDS] * len(tail)
     for s in tail[::3]:
         c = y * s.alpha / (2 * 150 * s.lam)
         f = K @ c + s.b

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._common import (BOUND_RTOL, NEAR_SOLUTION, DualSolution, decision_values, finish_dual,
-                      interval_midpoint, kkt_violations, rounding_floor, snap_to_bounds, zero_scale)
+from ._common import (BOUND_RTOL, FAR_STALL_ROUNDS, NEAR_SOLUTION, DualSolution, decision_values,
+                      finish_dual, interval_midpoint, kkt_violations, rounding_floor, snap_to_bounds, zero_scale)
 from .qp import solve_restricted_dual
 
 #: cvxopt options of the sub-problem. No gap tolerance: at tiny λ the objective (in v = α/m) is
@@ -29,18 +29,6 @@ from .qp import solve_restricted_dual
 #: ``maxiters`` ("unknown", last iterate). The sub-problem is small: an iteration costs O(|W|³).
 _OPTIONS = {"show_progress": False, "abstol": 1e-300, "reltol": 0.0, "feastol": 1e-11,
             "maxiters": 60}
-
-
-#: ``finish_dual``'s rounds for a sub-problem's answer: at most ``STALL_ROUNDS`` after the best
-#: residual last fell, none for an answer farther off than ``NEAR_SOLUTION`` (the next round's
-#: sub-problem, with the new violators in W, is the correction). Each round is a dense solve of
-#: the free set and a product with all of K. wahba2d, n = 10,000, the tails' working sets
-#: (the path's answers at log2(nλ) ≤ −20) replayed from the same starts, 8 and 2 rounds before:
-#: σ = 1, 5 of them, 42.8 s against 62.1 s (one finish of a near answer, 4e-4, ran 8 rounds for
-#: 7.6 s and did not improve it); σ = 2^-1, 6 of them, 58.8 s against 63.8 s. The residuals stayed
-#: 0.09–0.46 of their rounding floors (0.11–0.46 before).
-STALL_ROUNDS = 2
-FAR_STALL_ROUNDS = 0
 
 
 def _best_intercept(g, y, alpha, upper, rtol: float = BOUND_RTOL, scale: float = 1.0) -> float:
@@ -114,6 +102,7 @@ def _solve_sub(K, y, upper, lam, alpha, Widx, options):
 
 def solve_working_set(K, y, upper, lam, alpha, b, *, tol: float = 1e-8, max_rounds: int = 20,
                       min_size: int = 50, max_size: int | None = None, blas_threads: int | None = 1,
+                      finish_rounds: tuple[int, int] = (8, FAR_STALL_ROUNDS),
                       **options) -> DualSolution | None:
     """Repair a near-solution (α, b) of the weighted SVM dual by a working-set method (docs/svm.md).
 
@@ -149,6 +138,9 @@ def solve_working_set(K, y, upper, lam, alpha, b, *, tol: float = 1e-8, max_roun
     blas_threads : int or None
         BLAS threads during the repair (its systems are small: on a busy machine one thread is
         more than ten times faster than several); None leaves the setting alone.
+    finish_rounds : (int, int)
+        ``finish_dual``'s ``stall_rounds`` and ``far_stall_rounds`` for each sub-problem's answer
+        (the path's tail asks for fewer: ``path.TAIL_FINISH_ROUNDS``).
     **options
         Passed to ``cvxopt.solvers.qp`` (override ``_OPTIONS``).
 
@@ -164,12 +156,12 @@ def solve_working_set(K, y, upper, lam, alpha, b, *, tol: float = 1e-8, max_roun
         max_size = default_max_size(len(y))
     if blas_threads is None:
         return _solve_working_set(K, y, upper, lam, alpha, b, tol, max_rounds, min_size, max_size,
-                                  options)
+                                  finish_rounds, options)
     from threadpoolctl import threadpool_limits
 
     with threadpool_limits(limits=int(blas_threads), user_api="blas"):
         return _solve_working_set(K, y, upper, lam, alpha, b, tol, max_rounds, min_size, max_size,
-                                  options)
+                                  finish_rounds, options)
 
 
 def default_max_size(n: int) -> int:
@@ -182,7 +174,8 @@ def default_max_size(n: int) -> int:
     return max(500, n // 2)
 
 
-def _solve_working_set(K, y, upper, lam, alpha, b, tol, max_rounds, min_size, max_size, options):
+def _solve_working_set(K, y, upper, lam, alpha, b, tol, max_rounds, min_size, max_size,
+                       finish_rounds, options):
     K = np.asarray(K, float)
     y = np.asarray(y, float)
     upper = np.asarray(upper, float)
@@ -231,8 +224,8 @@ def _solve_working_set(K, y, upper, lam, alpha, b, tol, max_rounds, min_size, ma
         a_new, b_new, status = sub
         info = {"rounds": r, "size": int(Widx.size), "status": status}
         sol = finish_dual(K, y, upper, lam, a_new, b_new, "working_set", tol=tol, info=info,
-                          to_floor=True, near=NEAR_SOLUTION, stall_rounds=STALL_ROUNDS,
-                          far_stall_rounds=FAR_STALL_ROUNDS)
+                          to_floor=True, near=NEAR_SOLUTION, stall_rounds=finish_rounds[0],
+                          far_stall_rounds=finish_rounds[1])
         floor = rounding_floor(K, y, sol.alpha, lam, sol.b, abs_K=abs_K)
         sol.info["kkt_floor"] = floor
         if sol.kkt_residual <= max(tol, floor):
