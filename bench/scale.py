@@ -13,7 +13,10 @@ For each n it prints, measured in the same process:
 The solver is called below the spec (no MAX_ROWS). Run with OPENBLAS_NUM_THREADS=1 for the
 one-core figure. ``--jobs 2`` also times the σ columns on two worker processes (loky, as the
 sweep runner does): each worker builds its own column's Gram matrix from X, so at most one n×n
-matrix per worker is alive, and each reports its own peak resident memory.
+matrix per worker is alive, and each reports its own peak resident memory. That first grid pays
+the workers' start (spawn, and imports: scikit-learn's alone is about 1 s a worker). ``--running K``
+then times K more grids on the same workers, still running, as the app's later sweeps find them
+(loky's reusable executor keeps them ``grid.WORKER_IDLE_SECONDS``).
 
 ``--ab`` times the one-process grid twice more for each n, alternated in the same process: with
 the path's compiled event loop off (numpy code only) and on for every column (``COMPILED_FROM_N``
@@ -26,7 +29,7 @@ compiles it, about 6 s); the script warms it on a small column first.
 points), alternated twice, and prints their ratio.
 
 Usage: python bench/scale.py [--sizes 500,2000,5000] [--big] [--seed 0] [--verbose] [--jobs 2]
-       [--workers-only] [--ab] [--locality-ab]
+       [--running 2] [--workers-only] [--ab] [--locality-ab]
        (--big adds n = 10,000; --workers-only skips the one-process grid)
 """
 from __future__ import annotations
@@ -101,7 +104,7 @@ def parallel_grid(X, y, jobs, verbose=False):
             delayed(_column)(X, y, ls) for ls in LOG2_SIGMA)):
         out.append(o)
         if verbose:
-            print(f"  log2 σ = {ls:4.1f}: {o[3]:8.2f} s in its worker, {o[0]} events, "
+            print(f"  log2 σ = {ls:4.1f}: {o[3]:8.2f} s in its worker, {o[0]} events, KKT {o[1]:.2e}, "
                   f"{time.perf_counter() - t:8.2f} s so far, worker peak {o[2]:.0f} MiB", flush=True)
     sec = time.perf_counter() - t
     return (sec, sum(o[0] for o in out), max(o[1] for o in out), max(o[2] for o in out),
@@ -144,6 +147,9 @@ def main(argv=None):
                     help="also the one-process grid with the compiled loop off and on")
     ap.add_argument("--locality-ab", action="store_true",
                     help="also the one-process grid without and with the points' order, twice")
+    ap.add_argument("--running", type=int, default=0, metavar="K",
+                    help="with --jobs: then K more grids on the same, running workers (the app's "
+                         "later sweeps: no process start, imports done)")
     ap.add_argument("--workers-only", action="store_true",
                     help="with --jobs: time only the columns on workers (not the one-process grid)")
     args = ap.parse_args(argv)
@@ -172,6 +178,11 @@ def main(argv=None):
             print(f"{n:6d} {tp:9.2f} {cells * lib:14.2f} {tp / (cells * lib):7.2f} {ev:8d} {w:9.2e} "
                   f"{wrss:13.0f} {8 * n * n / 2**20:9.0f}   ({args.jobs} workers, wall; peak RSS of "
                   f"the largest worker; the columns' own seconds add up to {cols:.1f} s)", flush=True)
+            for _ in range(args.running):
+                tp, ev, w, wrss, cols = parallel_grid(data.X, data.y, args.jobs, args.verbose)
+                print(f"{n:6d} {tp:9.2f} {cells * lib:14.2f} {tp / (cells * lib):7.2f} {ev:8d} "
+                      f"{w:9.2e} {wrss:13.0f} {8 * n * n / 2**20:9.0f}   (the same {args.jobs} "
+                      f"workers, running; columns {cols:.1f} s)", flush=True)
 
 
 if __name__ == "__main__":
