@@ -29,6 +29,8 @@ NEAR_SOLUTION = 1e-3
 #: repairs of tests/test_working_set.py's problems (n = 300, zero and perturbed starts) 59
 #: sub-problems were solved in all with 8 rounds and with 2, 60 with 1, 62 with no correction
 FAR_STALL_ROUNDS = 2
+#: ``finish_dual``'s ``stall_rounds`` by default (a near answer's correction)
+STALL_ROUNDS = 8
 
 
 @dataclass
@@ -157,7 +159,7 @@ def solve_on_partition(K, y, upper, lam, at_upper, free):
 
 def finish_dual(K, y, upper, lam, alpha_raw, b_raw, solver: str, n_iter: int = 0,
                 tol: float = 1e-8, info: dict | None = None, max_rounds: int = 30,
-                stall_rounds: int = 8, to_floor: bool = False,
+                stall_rounds: int = STALL_ROUNDS, to_floor: bool = False,
                 near: float = np.inf, far_stall_rounds: int = FAR_STALL_ROUNDS) -> DualSolution:
     """Exact solution from the sets the solver found (docs/svm.md), corrected until KKT holds.
 
@@ -184,9 +186,7 @@ def finish_dual(K, y, upper, lam, alpha_raw, b_raw, solver: str, n_iter: int = 0
     zs = zero_scale(n, lam)
     raw_res = kkt_residual(y, raw_f, raw_alpha, upper, scale=zs)
     if not raw_res <= near:
-        stall_rounds = min(stall_rounds, far_stall_rounds)
-    if stall_rounds <= 0:
-        return DualSolution(lam, raw_alpha, float(b_raw), raw_f, solver, n_iter, raw_res, False, info or {})
+        stall_rounds = min(stall_rounds, far_stall_rounds)   # 0: no round (``_correct``)
     good_enough = _acceptance(K, y, lam, tol, to_floor)
     rounds = dict(tol=tol, zs=zs, max_rounds=max_rounds, stall_rounds=stall_rounds,
                   good_enough=good_enough)

@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._common import (BOUND_RTOL, FAR_STALL_ROUNDS, NEAR_SOLUTION, DualSolution, decision_values,
-                      finish_dual, interval_midpoint, kkt_violations, rounding_floor, snap_to_bounds, zero_scale)
+from ._common import (BOUND_RTOL, FAR_STALL_ROUNDS, NEAR_SOLUTION, STALL_ROUNDS, DualSolution,
+                      decision_values, finish_dual, interval_midpoint, kkt_violations,
+                      rounding_floor, snap_to_bounds, zero_scale)
 from .qp import solve_restricted_dual
 
 #: cvxopt options of the sub-problem. No gap tolerance: at tiny λ the objective (in v = α/m) is
@@ -102,7 +103,7 @@ def _solve_sub(K, y, upper, lam, alpha, Widx, options):
 
 def solve_working_set(K, y, upper, lam, alpha, b, *, tol: float = 1e-8, max_rounds: int = 20,
                       min_size: int = 50, max_size: int | None = None, blas_threads: int | None = 1,
-                      finish_rounds: tuple[int, int] = (8, FAR_STALL_ROUNDS),
+                      finish_rounds: tuple[int, int] = (STALL_ROUNDS, FAR_STALL_ROUNDS),
                       **options) -> DualSolution | None:
     """Repair a near-solution (α, b) of the weighted SVM dual by a working-set method (docs/svm.md).
 
