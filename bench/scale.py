@@ -136,6 +136,13 @@ def locality_ab(X, y, verbose=False, pairs=2):
             for _ in range(pairs)]
 
 
+def _row(n, seconds, libsvm_seconds, events, worst, rss, note=""):
+    """One line of the table: the grid's seconds against 338 × LIBSVM's, and what it found."""
+    print(f"{n:6d} {seconds:9.2f} {libsvm_seconds:14.2f} {seconds / libsvm_seconds:7.2f} {events:8d} "
+          f"{worst:9.2e} {rss:13.0f} {8 * n * n / 2**20:9.0f}" + (f"   {note}" if note else ""),
+          flush=True)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="500,2000,5000")
@@ -163,8 +170,7 @@ def main(argv=None):
         if not (args.workers_only and args.jobs > 1):
             t, events, worst = path_grid(data.X, data.y, args.verbose)
             rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-            print(f"{n:6d} {t:9.2f} {cells * lib:14.2f} {t / (cells * lib):7.2f} {events:8d} "
-                  f"{worst:9.2e} {rss:13.0f} {8 * n * n / 2**20:9.0f}", flush=True)
+            _row(n, t, cells * lib, events, worst, rss)
         if args.ab:
             (t0, ev0, w0), (t1, ev1, w1) = compiled_ab(data.X, data.y, args.verbose)
             print(f"{n:6d} numpy only {t0:.2f} s ({ev0} events, max KKT {w0:.1e}); compiled loop "
@@ -175,14 +181,12 @@ def main(argv=None):
                       f"it {t1:.2f} s ({ev1} events, max KKT {w1:.1e}); ratio {t1 / t0:.3f}", flush=True)
         if args.jobs > 1:
             tp, ev, w, wrss, cols = parallel_grid(data.X, data.y, args.jobs, args.verbose)
-            print(f"{n:6d} {tp:9.2f} {cells * lib:14.2f} {tp / (cells * lib):7.2f} {ev:8d} {w:9.2e} "
-                  f"{wrss:13.0f} {8 * n * n / 2**20:9.0f}   ({args.jobs} workers, wall; peak RSS of "
-                  f"the largest worker; the columns' own seconds add up to {cols:.1f} s)", flush=True)
+            _row(n, tp, cells * lib, ev, w, wrss, f"({args.jobs} workers, wall; peak RSS of the "
+                 f"largest worker; the columns' own seconds add up to {cols:.1f} s)")
             for _ in range(args.running):
                 tp, ev, w, wrss, cols = parallel_grid(data.X, data.y, args.jobs, args.verbose)
-                print(f"{n:6d} {tp:9.2f} {cells * lib:14.2f} {tp / (cells * lib):7.2f} {ev:8d} "
-                      f"{w:9.2e} {wrss:13.0f} {8 * n * n / 2**20:9.0f}   (the same {args.jobs} "
-                      f"workers, running; columns {cols:.1f} s)", flush=True)
+                _row(n, tp, cells * lib, ev, w, wrss,
+                     f"(the same {args.jobs} workers, running; columns {cols:.1f} s)")
 
 
 if __name__ == "__main__":
