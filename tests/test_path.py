@@ -616,6 +616,35 @@ def test_the_first_start_repair_is_asked_for_the_early_bar_not_the_paths_toleran
     _assert_equal_to_tight_libsvm(sols, K, data.y)
 
 
+def test_the_start_repair_stops_its_sub_problems_at_a_relative_gap(monkeypatch):
+    """The start is at s ≥ ``SMO_EASY_S``, where the dual is well scaled: its working-set
+    sub-problems stop at cvxopt's relative gap ``START_WS_RELTOL`` ("optimal", in fewer than
+    the working set's 60 iterations) instead of running to the rounding level, which tiny λ
+    needs. The repair still reaches ``START_EARLY_WS_TOL`` and the answers equal LIBSVM's at
+    tol 1e-11 on the same Gram matrix."""
+    from svmcore.families.svm.solvers import path as P
+    from svmcore.families.svm.solvers import working_set as WS
+
+    data, K, lams = _start_problem()
+    real_sub, subs = WS.solve_restricted_dual, []
+
+    def sub(*a):
+        new, b, sol = real_sub(*a)
+        subs.append((a[-1], sol["status"], int(sol["iterations"])))
+        return new, b, sol
+
+    monkeypatch.setattr(WS, "solve_restricted_dual", sub)
+    monkeypatch.setattr(P, "_start_by_homotopy", lambda *a, **k: None)   # (test_homotopy.py)
+    sols = solve_path(K, data.y, np.ones(len(data.y)), lams)
+    assert subs, "the start's SMO answer was to be repaired by the working set"
+    for options, status, iterations in subs:
+        assert options["reltol"] == P.START_WS_RELTOL
+        assert status == "optimal" and iterations < WS._OPTIONS["maxiters"], (status, iterations)
+    assert sols[0].info["start"] == "libsvm"
+    assert sols[0].kkt_residual <= P.START_EARLY_WS_TOL
+    _assert_equal_to_tight_libsvm(sols, K, data.y)
+
+
 def test_an_elbow_that_parks_more_than_it_holds_hands_the_tail_to_working_sets():
     """The rule (``path._tail_by_working_sets``): a restart from an exact solution whose free
     points the elbow cannot hold (a 1-D linear kernel: at most two affinely independent rows)

@@ -237,6 +237,23 @@ def test_finish_returns_a_far_answer_as_it_is_with_no_far_rounds(monkeypatch):
     assert _checked_residual(K, y, upper, lam, near) <= 1e-8
 
 
+@pytest.mark.parametrize("log2_nlambda, band_start", [(1.0, False), (-18.0, True)])
+def test_finish_takes_the_margin_band_start_only_where_zero_is_relative_to_s(
+        monkeypatch, log2_nlambda, band_start):
+    """n = 500, σ = 1, tol = 0 (never met, so the first correction never stops the finish): at
+    s = 2nλ = 4 (``zero_scale`` 1) ``finish_dual`` makes one correction, from the solver's sets;
+    at log2(nλ) = −18 a second one from the margins' band (a non-support vector's interior-point
+    α and a small free α are alike there). Either way the answer is exact (residual recomputed)."""
+    from svmcore.families.svm.solvers import _common
+
+    args = _raw_cvxopt(500, 0.0, log2_nlambda)
+    starts, correct = [], _common._correct
+    monkeypatch.setattr(_common, "_correct", lambda *a, **k: starts.append(1) or correct(*a, **k))
+    sol = _common.finish_dual(*args, "cvxopt", tol=0.0)
+    assert len(starts) == (2 if band_start else 1)
+    assert _checked_residual(*args[:4], sol) <= 1e-8
+
+
 def test_box_constraints_go_to_cvxopt_sparse_with_the_dense_answer(monkeypatch):
     """The box rows [−I; I] reach cvxopt as a sparse matrix (its KKT solver's G'DG is then a
     diagonal, not 4w³ flops); that matrix equals the dense one, and the raw interior-point answer

@@ -762,7 +762,7 @@ def _start(K, y, upper, lam, kkt_tol):
             if sol.polished and sol.kkt_residual <= kkt_tol:
                 return sol, False
             ws = solve_working_set(K, y, upper, lam, sol.alpha, sol.b, tol=want,
-                                   blas_threads=None)
+                                   blas_threads=None, reltol=START_WS_RELTOL)
             if ws is not None and ws.kkt_residual <= want:
                 return ws, False
         tight = solve_libsvm(K, y, upper, lam, tol=TIGHT_SMO_TOL, min_tol=TIGHT_SMO_TOL)
@@ -816,6 +816,15 @@ START_SMO_TOLS = (1e-5, 1e-7)
 #: it (n = 10,000, σ = 2^-3: 8.6e-9 in 91 s, then SMO at 1e-7 took 500 s); asked for 1e-12 it
 #: took one more round (94 s, 3.6e-13; σ = 2^-2.5: 71 s, 1.4e-13).
 START_EARLY_WS_TOL = 1e-12
+
+#: cvxopt's relative gap at which the start's working-set sub-problems stop (``_start``). The
+#: working set's own options run each sub-problem to the rounding level (``working_set._OPTIONS``),
+#: which tiny λ needs; the start is at s ≥ ``SMO_EASY_S``, where the dual is well scaled. wahba2d
+#: from SMO's 1e-5 answer at s = 2 (one process, CPU seconds, the same three rounds, |W| and
+#: final residual either way): n = 5000, σ = 2^-2.5 9.4 → 5.6 s; n = 10,000, σ = 2^-2.5
+#: 69.1 → 42.8 s (cvxopt 49.4 → 23.9 s, 1.4e-13), σ = 2^-3 91.4 → 52.1 s (70.8 → 30.9 s,
+#: 3.6e-13).
+START_WS_RELTOL = 1e-12
 
 #: SMO's tolerance for a start that neither ``finish_dual`` nor the working set could make exact.
 #: Such starts have many nearly dependent free points (n = 5000, σ = 2^-2.5, s = 2: 2,479 free,
