@@ -198,14 +198,16 @@ def test_bordered_inverse_by_cholesky_only_where_it_is_accurate(monkeypatch, cas
     monkeypatch.setattr(EL, "CHOLESKY_FROM", 50)
     used = _count_dpotri(monkeypatch)
     B = EL.invert_bordered(A)
-    if case != "spread":
+    if case == "duplicates":                    # exactly singular: the pseudo-inverse
         assert not used
-        with np.errstate(all="ignore"):
-            try:
-                ref = np.linalg.inv(A)
-            except np.linalg.LinAlgError:
-                ref = np.linalg.pinv(A)
-        np.testing.assert_array_equal(B, ref)
+        np.testing.assert_array_equal(B, np.linalg.pinv(A))
+        return
+    if case == "near_duplicates":               # LU (cond 3e13): A⁻¹ to its rounding level
+        assert not used
+        cond = np.linalg.cond(A)
+        ref = np.linalg.inv(A)
+        assert np.max(np.abs(np.eye(81) - A @ B)) <= 1e-15 * cond
+        assert np.max(np.abs(B - ref)) <= 1e-15 * cond * np.max(np.abs(ref))
         return
     assert used
     cond = np.linalg.cond(A)                    # 6e5
@@ -214,6 +216,30 @@ def test_bordered_inverse_by_cholesky_only_where_it_is_accurate(monkeypatch, cas
     miss = np.max(np.abs(np.eye(81) - A @ B))
     assert miss <= 1e-15 * cond and miss <= 4 * np.max(np.abs(np.eye(81) - A @ ref))
     np.testing.assert_array_equal(B, B.T)
+
+
+def test_lu_inverse_is_numpys_inverse_in_c_order_and_refuses_a_singular_matrix():
+    """``elbow.lu_inverse`` (getrf + blocked getri): on a bordered elbow matrix of 300 spread
+    points, A⁻¹ as ``np.linalg.inv`` gives it to the rounding level (cond·eps), with
+    |I − A B| no larger than numpy's times 4, in C order; an exactly singular matrix (80 points,
+    each twice) raises ``LinAlgError`` as ``np.linalg.inv`` does."""
+    from svmcore.families.svm.solvers.elbow import lu_inverse
+
+    X, _ = _wahba(300, 3)
+    A = _bordered(gaussian_gram(X, sigma=0.5), np.arange(300))
+    B, ref = lu_inverse(A), np.linalg.inv(A)
+    cond = np.linalg.cond(A)
+    assert B.flags["C_CONTIGUOUS"]
+    assert np.max(np.abs(B - ref)) <= 1e-15 * cond * np.max(np.abs(ref))
+    eye = np.eye(301)
+    assert np.max(np.abs(eye - A @ B)) <= 4 * max(np.max(np.abs(eye - A @ ref)), 1e-15)
+    X, _ = _wahba(80, 21)
+    X[40:] = X[:40]
+    A = _bordered(gaussian_gram(X, sigma=0.5), np.arange(80))
+    with pytest.raises(np.linalg.LinAlgError):
+        np.linalg.inv(A)
+    with pytest.raises(np.linalg.LinAlgError):
+        lu_inverse(A)
 
 
 @pytest.mark.parametrize("schur_from", [500, 0])
