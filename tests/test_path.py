@@ -646,12 +646,20 @@ def test_the_start_repair_stops_its_sub_problems_at_a_relative_gap(monkeypatch):
     """The start is at s ≥ ``SMO_EASY_S``, where the dual is well scaled: its working-set
     sub-problems stop at cvxopt's relative gap ``START_WS_RELTOL`` ("optimal", in fewer than
     the working set's 60 iterations) instead of running to the rounding level, which tiny λ
-    needs. The repair still reaches ``START_EARLY_WS_TOL`` and the answers equal LIBSVM's at
-    tol 1e-11 on the same Gram matrix."""
+    needs. SMO's answer and the sub-problems' are finished without ``finish_dual``'s second
+    start from the margins' band (``band_start=False``: at s = 2 it never came near). The repair
+    still reaches ``START_EARLY_WS_TOL`` and the answers equal LIBSVM's at tol 1e-11 on the same
+    Gram matrix."""
     from svmcore.families.svm.solvers import path as P
     from svmcore.families.svm.solvers import working_set as WS
 
     data, K, lams = _start_problem()
+    bands, real_finish = [], P.finish_dual
+    monkeypatch.setattr(P, "finish_dual", lambda *a, **k: bands.append(k.get("band_start", True))
+                        or real_finish(*a, **k))
+    real_ws_finish = WS.finish_dual
+    monkeypatch.setattr(WS, "finish_dual", lambda *a, **k: bands.append(k.get("band_start", True))
+                        or real_ws_finish(*a, **k))
     real_sub, subs = WS.solve_restricted_dual, []
 
     def sub(*a):
@@ -663,6 +671,7 @@ def test_the_start_repair_stops_its_sub_problems_at_a_relative_gap(monkeypatch):
     monkeypatch.setattr(P, "_start_by_homotopy", lambda *a, **k: None)   # (test_homotopy.py)
     sols = solve_path(K, data.y, np.ones(len(data.y)), lams)
     assert subs, "the start's SMO answer was to be repaired by the working set"
+    assert len(bands) >= 1 + len(subs) and not any(bands), bands
     for options, status, iterations in subs:
         assert options["reltol"] == P.START_WS_RELTOL
         assert status == "optimal" and iterations < WS._OPTIONS["maxiters"], (status, iterations)

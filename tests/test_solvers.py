@@ -237,21 +237,38 @@ def test_finish_returns_a_far_answer_as_it_is_with_no_far_rounds(monkeypatch):
     assert _checked_residual(K, y, upper, lam, near) <= 1e-8
 
 
-@pytest.mark.parametrize("log2_nlambda, band_start", [(1.0, False), (-18.0, True)])
-def test_finish_takes_the_margin_band_start_only_where_zero_is_relative_to_s(
-        monkeypatch, log2_nlambda, band_start):
-    """n = 500, σ = 1, tol = 0 (never met, so the first correction never stops the finish): at
-    s = 2nλ = 4 (``zero_scale`` 1) ``finish_dual`` makes one correction, from the solver's sets;
-    at log2(nλ) = −18 a second one from the margins' band (a non-support vector's interior-point
-    α and a small free α are alike there). Either way the answer is exact (residual recomputed)."""
+@pytest.mark.parametrize("band_start", [True, False])
+def test_finish_takes_the_margin_band_start_unless_told_not_to(monkeypatch, band_start):
+    """n = 500, σ = 1, log2(nλ) = −18, tol = 0 (never met, so the first correction never stops
+    the finish): ``finish_dual`` makes a second correction, from the margins' band, unless
+    ``band_start=False`` (the path's start). At this tiny λ that second start is what finishes
+    the interior-point answer (recomputed residual ≤ 1e-8; 8.9e-3 without it)."""
     from svmcore.families.svm.solvers import _common
 
-    args = _raw_cvxopt(500, 0.0, log2_nlambda)
+    args = _raw_cvxopt(500, 0.0, -18.0)
     starts, correct = [], _common._correct
     monkeypatch.setattr(_common, "_correct", lambda *a, **k: starts.append(1) or correct(*a, **k))
-    sol = _common.finish_dual(*args, "cvxopt", tol=0.0)
+    sol = _common.finish_dual(*args, "cvxopt", tol=0.0, band_start=band_start)
     assert len(starts) == (2 if band_start else 1)
-    assert _checked_residual(*args[:4], sol) <= 1e-8
+    assert (_checked_residual(*args[:4], sol) <= 1e-8) is band_start
+
+
+def test_the_margin_band_finishes_cvxopts_answer_at_a_large_lambda():
+    """wahba2d n = 800 (seed 0), σ = 2^-1.5, s = 2nλ = 4: from cvxopt's interior-point answer the
+    first correction ends 0.029 off and only the margins' band start gets the exact answer, so
+    ``solve_cvxopt`` keeps it (it was once left out at s ≥ 1, which returned this answer
+    unfinished); without it the answer stays unfinished."""
+    from svmcore.families.svm.solvers._common import finish_dual
+    from svmcore.families.svm.solvers.qp import _OPTIONS, solve_cvxopt, solve_restricted_dual
+
+    d = make_wahba2d(800, 0)
+    K, y, upper, lam = gaussian_gram(d.X, sigma=2.0 ** -1.5), d.y, np.ones(800), 4.0 / 1600
+    sol = solve_cvxopt(K, y, upper, lam)
+    assert sol.polished and _checked_residual(K, y, upper, lam, sol) <= 1e-12
+    alpha, b, _ = solve_restricted_dual(K, y, upper, lam, np.zeros(800), np.arange(800),
+                                        dict(_OPTIONS))
+    without = finish_dual(K, y, upper, lam, alpha, b, "cvxopt", band_start=False)
+    assert not without.polished and _checked_residual(K, y, upper, lam, without) > 1e-8
 
 
 def test_box_constraints_go_to_cvxopt_sparse_with_the_dense_answer(monkeypatch):

@@ -160,7 +160,8 @@ def solve_on_partition(K, y, upper, lam, at_upper, free):
 def finish_dual(K, y, upper, lam, alpha_raw, b_raw, solver: str, n_iter: int = 0,
                 tol: float = 1e-8, info: dict | None = None, max_rounds: int = 30,
                 stall_rounds: int = STALL_ROUNDS, to_floor: bool = False,
-                near: float = np.inf, far_stall_rounds: int = FAR_STALL_ROUNDS) -> DualSolution:
+                near: float = np.inf, far_stall_rounds: int = FAR_STALL_ROUNDS,
+                band_start: bool = True) -> DualSolution:
     """Exact solution from the sets the solver found (docs/svm.md), corrected until KKT holds.
 
     Starting from the solver's partition (α snapped to 0 / L within ``BOUND_RTOL``·``zero_scale``),
@@ -171,12 +172,13 @@ def finish_dual(K, y, upper, lam, alpha_raw, b_raw, solver: str, n_iter: int = 0
     without end, each round a dense solve). When that does not reach ``tol``, the same correction
     is started once more from the partition the solver's f indicates (y f within 1e-6·max(1, |f|)
     of 1: free; below: at L; above: at 0) — at tiny λ an interior-point α of a non-support vector
-    (~1e-12) is not distinguishable from a small free α (2nλ·a), but its margin is. Only where
-    α = 0 is decided relative to 2nλ (``zero_scale`` below 1): at s = 2 (the path's start,
-    wahba2d, finishes of SMO's and the working set's answers: n = 5000, seeds 0 and 1,
-    σ = 2^-3 … 2^-1.5, 17 of them; n = 10,000, σ = 2^-2.5, 2) that second start never came
-    within 1 of the KKT conditions (residuals 2.5 … 17) and took 0.2–1.4 s at n = 5000 and
-    7.0–7.8 s at n = 10,000 each time. With
+    (~1e-12) is not distinguishable from a small free α (2nλ·a), but its margin is; it also
+    finishes cvxopt's answers at large λ (n = 800, s = 4: 4e-15 where the first start ends at
+    0.029). ``band_start=False`` skips it: the path's start does, for its finish of SMO's answer
+    and its working set's sub-problems, where it never came near a solution (wahba2d, s = 2:
+    n = 5000, seeds 0 and 1, σ = 2^-3 … 2^-1.5, 17 finishes, residuals 2.5 … 10; n = 10,000,
+    σ = 2^-2.5, 2 finishes, 14 and 17) and took 0.2–1.4 s at n = 5000 and 7.0–7.8 s at n = 10,000
+    each time. With
     ``to_floor`` a round also stops the correction when its residual is within the rounding floor
     of f (``rounding_floor``), the most any solver can reach at that λ (callers that accept up to
     the floor). The result is kept when its KKT residual is below the raw answer's (``polished``
@@ -197,7 +199,7 @@ def finish_dual(K, y, upper, lam, alpha_raw, b_raw, solver: str, n_iter: int = 0
                   good_enough=good_enough)
     a0 = snap_to_bounds(raw_alpha, upper, scale=zs)
     best = _correct(K, y, upper, lam, a0 == upper, (a0 > 0) & (a0 < upper), **rounds)
-    if (best is None or not good_enough(*best[:3])) and zs < 1.0:
+    if (best is None or not good_enough(*best[:3])) and band_start:
         yf = y * raw_f
         band = 1e-6 * max(1.0, float(np.max(np.abs(raw_f))))
         other = _correct(K, y, upper, lam, yf < 1.0 - band, np.abs(yf - 1.0) <= band, **rounds)

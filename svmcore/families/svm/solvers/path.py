@@ -747,7 +747,9 @@ def _start(K, y, upper, lam, kkt_tol):
     0.89 / 1.77 / 0.30; n = 5000, σ = 2^-3 … 2^-1: 9.9 / 12.2 / 1.7 / 0.23 / 0.06 against
     43.9 / 61.3 (not exact) / 17.6 / 1.9 / 0.20; n = 10,000, σ = 2^-2: 21.9 against 51.1, not
     exact). The first repair is asked for, and counts only when it reaches, the residual of a
-    finished SMO answer (``START_EARLY_WS_TOL``)."""
+    finished SMO answer (``START_EARLY_WS_TOL``). SMO's answer and the repair's sub-problems are
+    finished without ``finish_dual``'s second start from the margins' band (``band_start``),
+    which at s = 2 never came near a solution and took 7–8 s a finish at n = 10,000."""
     from .libsvm import solve_libsvm
 
     try:
@@ -758,11 +760,12 @@ def _start(K, y, upper, lam, kkt_tol):
             if exact is not None:
                 return exact, False
             sol = finish_dual(K, y, upper, lam, raw.alpha, raw.b, "libsvm", raw.n_iter,
-                              info=raw.info)
+                              info=raw.info, band_start=False)
             if sol.polished and sol.kkt_residual <= kkt_tol:
                 return sol, False
             ws = solve_working_set(K, y, upper, lam, sol.alpha, sol.b, tol=want,
-                                   blas_threads=None, reltol=START_WS_RELTOL)
+                                   blas_threads=None, band_start=False,
+                                   reltol=START_WS_RELTOL)
             if ws is not None and ws.kkt_residual <= want:
                 return ws, False
         tight = solve_libsvm(K, y, upper, lam, tol=TIGHT_SMO_TOL, min_tol=TIGHT_SMO_TOL)

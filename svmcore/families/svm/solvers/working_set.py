@@ -104,7 +104,7 @@ def _solve_sub(K, y, upper, lam, alpha, Widx, options):
 def solve_working_set(K, y, upper, lam, alpha, b, *, tol: float = 1e-8, max_rounds: int = 20,
                       min_size: int = 50, max_size: int | None = None, blas_threads: int | None = 1,
                       finish_rounds: tuple[int, int] = (STALL_ROUNDS, FAR_STALL_ROUNDS),
-                      **options) -> DualSolution | None:
+                      band_start: bool = True, **options) -> DualSolution | None:
     """Repair a near-solution (α, b) of the weighted SVM dual by a working-set method (docs/svm.md).
 
     Each round optimizes the dual over a working set W with cvxopt (everything outside W fixed at
@@ -142,6 +142,9 @@ def solve_working_set(K, y, upper, lam, alpha, b, *, tol: float = 1e-8, max_roun
     finish_rounds : (int, int)
         ``finish_dual``'s ``stall_rounds`` and ``far_stall_rounds`` for each sub-problem's answer
         (the path's tail asks for fewer: ``path.TAIL_FINISH_ROUNDS``).
+    band_start : bool
+        ``finish_dual``'s second start, from the margins' band, for each sub-problem's answer
+        (the path's start leaves it out: ``path._start``).
     **options
         Passed to ``cvxopt.solvers.qp`` (override ``_OPTIONS``).
 
@@ -157,12 +160,12 @@ def solve_working_set(K, y, upper, lam, alpha, b, *, tol: float = 1e-8, max_roun
         max_size = default_max_size(len(y))
     if blas_threads is None:
         return _solve_working_set(K, y, upper, lam, alpha, b, tol, max_rounds, min_size, max_size,
-                                  finish_rounds, options)
+                                  finish_rounds, band_start, options)
     from threadpoolctl import threadpool_limits
 
     with threadpool_limits(limits=int(blas_threads), user_api="blas"):
         return _solve_working_set(K, y, upper, lam, alpha, b, tol, max_rounds, min_size, max_size,
-                                  finish_rounds, options)
+                                  finish_rounds, band_start, options)
 
 
 def default_max_size(n: int) -> int:
@@ -176,7 +179,7 @@ def default_max_size(n: int) -> int:
 
 
 def _solve_working_set(K, y, upper, lam, alpha, b, tol, max_rounds, min_size, max_size,
-                       finish_rounds, options):
+                       finish_rounds, band_start, options):
     K = np.asarray(K, float)
     y = np.asarray(y, float)
     upper = np.asarray(upper, float)
@@ -226,7 +229,7 @@ def _solve_working_set(K, y, upper, lam, alpha, b, tol, max_rounds, min_size, ma
         info = {"rounds": r, "size": int(Widx.size), "status": status}
         sol = finish_dual(K, y, upper, lam, a_new, b_new, "working_set", tol=tol, info=info,
                           to_floor=True, near=NEAR_SOLUTION, stall_rounds=finish_rounds[0],
-                          far_stall_rounds=finish_rounds[1])
+                          far_stall_rounds=finish_rounds[1], band_start=band_start)
         floor = rounding_floor(K, y, sol.alpha, lam, sol.b, abs_K=abs_K)
         sol.info["kkt_floor"] = floor
         if sol.kkt_residual <= max(tol, floor):
