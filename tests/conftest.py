@@ -22,9 +22,10 @@ def _keep_main_module():
 class RandomElbow:
     """A path state (``_Path``) on 120 random 2-D points (Gaussian σ = 0.2: cond(K) ≤ 3e5, so LU
     is accurate to ~1e-11) with 40 of them in its elbow, for the maintained inverse's tests:
-    ``step()`` makes one random change (a leave or an enter, half and half)."""
+    ``step()`` makes one random change (a leave or an enter, half and half). ``factored``: the
+    block-LU base held as LU factors (``FACTORED_FROM`` 0)."""
 
-    def __init__(self, seed: int, schur: bool):
+    def __init__(self, seed: int, schur: bool, factored: bool = False):
         import numpy as np
 
         from svmcore.families.svm.solvers import path as P
@@ -36,6 +37,7 @@ class RandomElbow:
         y = np.where(rng.random(120) < 0.5, 1.0, -1.0)
         self.state = st = P._Path(self.K, y, np.ones(120))
         st.SCHUR_FROM = 0 if schur else 10 ** 9
+        st.FACTORED_FROM = 0 if factored else 10 ** 9
         st.status = np.zeros(120, dtype=np.int8)
         for p in rng.permutation(120)[:40]:
             assert st.try_add(int(p))
@@ -54,5 +56,5 @@ class RandomElbow:
 
 @pytest.fixture
 def random_elbow():
-    """``RandomElbow(seed, schur)``."""
+    """``RandomElbow(seed, schur, factored=False)``."""
     return RandomElbow

@@ -151,13 +151,15 @@ def test_single_lambda_and_order():
     np.testing.assert_allclose(one.f, sols[1].f, rtol=0, atol=1e-8)
 
 
-@pytest.mark.parametrize("kind", ["explicit", "schur"])
+@pytest.mark.parametrize("kind", ["explicit", "schur", "factored"])
 def test_maintained_elbow_inverse_matches_direct_solve(kind, random_elbow):
     """Random enter/leave sequences: the maintained inverse of [[0, 1'], [1, K_EE]] (rank-one
-    updates, or block-LU with a Schur complement) solves the system like numpy's LU does."""
+    updates, or block-LU with a Schur complement on an inverted or an LU-factored base) solves
+    the system like numpy's LU does."""
     from svmcore.families.svm.solvers.elbow import ExplicitInverse, SchurInverse
 
-    elbow = random_elbow(3 if kind == "schur" else 4, schur=kind == "schur")
+    elbow = random_elbow({"explicit": 4, "schur": 3, "factored": 6}[kind], schur=kind != "explicit",
+                         factored=kind == "factored")
     st, K, rng = elbow.state, elbow.K, elbow.rng
     worst = 0.0
     for step in range(150):
@@ -171,8 +173,42 @@ def test_maintained_elbow_inverse_matches_direct_solve(kind, random_elbow):
         x = st.F.apply(rhs)                        # the maintained inverse alone
         ref = np.linalg.solve(A, rhs)
         worst = max(worst, np.max(np.abs(x - ref)) / np.max(np.abs(ref)))
-    assert isinstance(st.F, SchurInverse if kind == "schur" else ExplicitInverse)
+    assert isinstance(st.F, ExplicitInverse if kind == "explicit" else SchurInverse)
+    if kind != "explicit":
+        assert st.F.factored == (kind == "factored")
+    if kind == "factored":                   # no merging: a factored base has no inverse to fold into
+        assert st.F.k > 0
+        with pytest.raises(ValueError, match="factored"):
+            st.F.merged()
+        st.refactor(merge=True)
+        assert st.F.factored and st.F.k == 0 and st.F.merges == 0
     assert worst <= 1e-8, worst
+
+
+def test_factored_base_solves_like_lu_and_falls_back_on_a_singular_base():
+    """A block-LU inverse on a factored base (LU factors of A0) applies A0⁻¹ as numpy's solve
+    does, columns included (a pinned base position); with a repeated point A0 is exactly
+    singular, getrf meets a zero pivot, and the base is the (pseudo-)inverse instead."""
+    from svmcore.families.svm.solvers.elbow import SchurInverse
+    from svmcore.kernels import gaussian_gram
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(60, 2))
+    K = gaussian_gram(X, sigma=0.5)
+    E = np.arange(0, 50, 2)
+    A = _bordered(K, E)
+    F = SchurInverse(K, A, E, factored=True)
+    assert F.factored and F.B0 is None
+    rhs = rng.normal(size=A.shape[0])
+    ref = np.linalg.solve(A, rhs)
+    assert np.max(np.abs(F.apply(rhs) - ref)) <= 1e-9 * np.max(np.abs(ref))
+    np.testing.assert_allclose(F._base_column(3), np.linalg.solve(A, np.eye(A.shape[0])[3]),
+                               rtol=1e-9, atol=1e-9 * np.max(np.abs(np.linalg.inv(A))))
+    Xd = np.vstack([X, X[:1]])                     # point 60 repeats point 0
+    Kd = gaussian_gram(Xd, sigma=0.5)
+    Ed = np.r_[E, 60]
+    Fd = SchurInverse(Kd, _bordered(Kd, Ed), Ed, factored=True)
+    assert not Fd.factored and Fd.B0 is not None
 
 
 def _count_dpotri(monkeypatch):

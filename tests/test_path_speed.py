@@ -8,10 +8,12 @@ from __future__ import annotations
 import time
 
 import numpy as np
+import pytest
 
 from svmcore.datasets.simulations import make_wahba2d
 from svmcore.kernels import gaussian_gram
 from svmcore.families.svm.solvers import libsvm
+from svmcore.families.svm.solvers.elbow import SchurInverse
 from svmcore.families.svm.solvers.path import START_S, solve_path
 from svmcore.families.svm.solvers.qp import solve_cvxopt
 from svmcore.weights import class_weights_from_costs
@@ -83,12 +85,23 @@ def test_merged_block_inverse_is_the_inverse(random_elbow):
     assert worst_inv <= 1e-8 and worst_solve <= 1e-8, (worst_inv, worst_solve)
 
 
-def test_large_elbow_path_matches_cvxopt(monkeypatch):
+@pytest.mark.parametrize("factored", [False, True])
+def test_large_elbow_path_matches_cvxopt(monkeypatch, factored):
     """With the block-LU inverse from the first elbow point on (merged rebuilds, the direction
-    refined against the bordered matrix), the path's answers are cvxopt's on a small-σ column."""
+    refined against the bordered matrix; or with its base held as LU factors, ``FACTORED_FROM``
+    0), the path's answers are cvxopt's on a small-σ column."""
     from svmcore.families.svm.solvers import path as P
 
     monkeypatch.setattr(P._Path, "SCHUR_FROM", 0)
+    monkeypatch.setattr(P._Path, "FACTORED_FROM", 0 if factored else 10 ** 9)
+    bases, refactor = [], P._Path.refactor
+
+    def recorded(self, merge=False):
+        refactor(self, merge)
+        if isinstance(self.F, SchurInverse):
+            bases.append(self.F.factored)
+
+    monkeypatch.setattr(P._Path, "refactor", recorded)
     data = make_wahba2d(150, 1)
     X, y = data.X, data.y
     upper = np.ones(len(y))
@@ -100,6 +113,7 @@ def test_large_elbow_path_matches_cvxopt(monkeypatch):
         assert abs(o_p - o_r) <= 1e-6 * abs(o_r)
         assert sol.kkt_residual <= max(1e-8, sol.info["kkt_floor"])
         assert not sol.info["fallback"]
+    assert bases and set(bases) == {factored}
 
 
 class _CountedRows(np.ndarray):

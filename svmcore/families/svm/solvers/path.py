@@ -17,7 +17,8 @@ slow, ``SMO_EASY_S``); the next breakpoint is the first s at which an elbow α r
 matrix ``[[0, 1'], [1, K_EE]]`` is maintained as points enter and leave — explicitly with rank-one
 updates for small elbows, as a fixed base inverse plus a Schur complement of the changes (block LU)
 for large ones — and rebuilt from time to time (large elbows: by folding the changes into a new
-base with matrix products, ``SchurInverse.merged``, and from scratch every ``MERGES + 1``-th time).
+base with matrix products, ``SchurInverse.merged``, and from scratch every ``MERGES + 1``-th time;
+from ``FACTORED_FROM`` points the base is held as LU factors and refactored each time).
 The segment's direction A⁻¹[0; y_E] is carried through the same bordering/downdating (small
 elbows) and accepted after one residual check; large elbows refine it against A and pass over
 their kernel rows once, for dh. Given the points' order (``point_order``), the elbow's kernel
@@ -129,6 +130,16 @@ class _Path:
     LARGE_FROM = 500
     #: block-LU rebuilds by merging (``refactor(merge=True)``) between two fresh inversions
     MERGES = 7
+    #: elbow size from which the block-LU base is held as LU factors of A0 instead of its inverse
+    #: (``SchurInverse(factored=True)``): a rebuild is then one getrf, 0.27 of ``lu_inverse``'s
+    #: time at |E| = 2,500, a product with the base two triangular solves (getrs, 1.3 of a gemv's
+    #: time), and no rebuild is a merge. At n = 10,000 the elbows of the narrow columns are so
+    #: ill-conditioned that refinement misses every 50–100 events and each miss rebuilds: σ = 2^-2.5
+    #: 688.9 → 596.3 s (rebuilds 170 → 90 s), σ = 2^-3 663.8 → 608.9 s, side by side. From 1,000
+    #: points n = 5000, σ = 2^-3 took 68.5 s against 60.0 s (few misses there: the slower products
+    #: cost more than the cheaper rebuilds save); from 1,500 it took 56.9 s against 61.0 s, and
+    #: σ = 2^-2.5 and 2^-2 the same events in 75.0 / 37.2 s against 75.1 / 39.6 s
+    FACTORED_FROM = 1500
     #: relative residual at which a large elbow's direction is accepted (refinement steps against A
     #: until then, |E|² each; the one pass over K_E for dh, |E|·n, follows)
     DIRECTION_RTOL = 1e-11
@@ -448,12 +459,13 @@ class _Path:
         self.stale = False
         F = self.F
         if (merge and m >= self.SCHUR_FROM and isinstance(F, SchurInverse) and F.k > 0
-                and F.merges < self.MERGES):
+                and not F.factored and m < self.FACTORED_FROM and F.merges < self.MERGES):
             self.F = SchurInverse(self.K, None, self.E, B0=F.merged(), merges=F.merges + 1)
         elif m == 0:
             self.F = None
         elif m >= self.SCHUR_FROM:
-            self.F = SchurInverse(self.K, self.A[:m + 1, :m + 1], self.E)
+            self.F = SchurInverse(self.K, self.A[:m + 1, :m + 1], self.E,
+                                  factored=m >= self.FACTORED_FROM)
         else:
             self.F = ExplicitInverse(self.A[:m + 1, :m + 1])
 
