@@ -192,9 +192,9 @@ class SchurInverse:
         if factored and B0 is None:
             lu, piv, info = lapack.dgetrf(A_E)
             if info == 0:
-                self.lu, B0 = (lu, piv), None
-        if self.lu is None:
-            B0 = B0 if B0 is not None else invert_bordered(A_E)
+                self.lu = (lu, piv)
+        if self.lu is None and B0 is None:
+            B0 = invert_bordered(A_E)
         self.B0 = B0
         self.loc = np.arange(1, M0 + 32, dtype=np.intp)   # first m entries used
         self.m = M0 - 1
