@@ -34,6 +34,44 @@ def test_radius_bounds_kii_minus_kij():
     assert np.all(np.diag(K)[:, None] - K <= R + 1e-15)
 
 
+@pytest.mark.parametrize("name", ["gaussian", "laplacian", "polynomial"])
+def test_gram_matrices_are_made_in_one_array_bitwise_as_the_formula(name):
+    """Each Gram matrix is made in one n × n array (distances made here are turned into it in
+    place; distances passed in are left as they are), bitwise equal to the formula written with
+    its temporaries, ``np.exp(-D / (2σ²))``; tracemalloc's peak (numpy reports its buffers) stays
+    below 1.2 arrays where the formula's held 3."""
+    import tracemalloc
+
+    from scipy.spatial.distance import cdist
+
+    from svmcore.kernels import KERNELS
+
+    rng = np.random.default_rng(5)
+    X, sigma, n = rng.normal(size=(600, 3)), 0.7, 600
+    if name == "polynomial":
+        want = (1.0 + X @ X.T) ** 3
+        make = lambda: polynomial_gram(X, degree=3)                         # noqa: E731
+    else:
+        metric, scale = {"gaussian": ("sqeuclidean", 2.0 * sigma * sigma),
+                         "laplacian": ("cityblock", sigma)}[name]
+        want = np.exp(-cdist(X, X, metric) / scale)
+        make = lambda: Kernel(name, sigma=sigma).gram(X)                    # noqa: E731
+    tracemalloc.start()
+    try:
+        K = make()
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    np.testing.assert_array_equal(K, want)
+    assert K.nbytes == 8 * n * n and peak < 1.2 * K.nbytes
+    if name != "polynomial":
+        kd = KERNELS[name]
+        D = kd.distances(X)
+        D0 = D.copy()
+        np.testing.assert_array_equal(kd.gram(D, sigma), want)
+        np.testing.assert_array_equal(D, D0)                # the sweep's shared distances kept
+
+
 # ------------------------------------------------------------------ the registry: Laplacian and linear
 def test_laplacian_gram_is_sklearns_with_gamma_one_over_sigma():
     from sklearn.metrics.pairwise import laplacian_kernel
