@@ -83,7 +83,7 @@ def _same_state(a, b, s_before, rate=1.0, seg=None, old_E=None):
     miss_b = np.abs(b.A[:M, :M] @ b.F.B[:M, :M] - np.eye(M)).max()
     # (within 10× of the numpy code's residual, or both small enough that a refinement step
     # against A gains three digits, which is what the loop's directions need of it: the 10×
-    # held on AVX2 OpenBLAS kernels; on AVX-512 ones the updates round otherwise, 14× at 1.5e-4
+    # held on OpenBLAS's Haswell kernels; on its SkylakeX ones the updates round otherwise, 14× at 1.5e-4
     # and 12× at 4.7e-8, where the condition numbers were 2e7)
     assert miss_a <= max(10 * miss_b, 1e-9) or max(miss_a, miss_b) <= 1e-3, (miss_a, miss_b)
 
@@ -119,7 +119,7 @@ def test_each_compiled_event_equals_the_numpy_crossing(monkeypatch, log2_sigma, 
     ``locality_order``) both codes keep the elbow's kernel rows in the blocks' column order and
     sum the rates over their runs (``locality.KernelBlocks``). Which events a column with twins
     offers the loop is decided by rounding (ties), so those columns are walked at 160, 200 and
-    240 points until the events they must show are there (on AVX-512 OpenBLAS kernels the
+    240 points until the events they must show are there (on OpenBLAS's SkylakeX kernels the
     160-point columns of σ = 1 and 2^0 with exact twins showed 4 and 1 events with parked points;
     at 200 points 17)."""
     from svmcore.families.svm.solvers import locality
