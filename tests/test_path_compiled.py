@@ -83,8 +83,8 @@ def _same_state(a, b, s_before, rate=1.0, seg=None, old_E=None):
     miss_b = np.abs(b.A[:M, :M] @ b.F.B[:M, :M] - np.eye(M)).max()
     # (within 10× of the numpy code's residual, or both small enough that a refinement step
     # against A gains three digits, which is what the loop's directions need of it: the 10×
-    # held on OpenBLAS's Haswell kernels; on its SkylakeX ones the updates round otherwise, 14× at 1.5e-4
-    # and 12× at 4.7e-8, where the condition numbers were 2e7)
+    # held on OpenBLAS's Haswell kernels; on its SkylakeX ones the updates round otherwise,
+    # 14× at 1.5e-4 and 12× at 4.7e-8, where the condition numbers were 2e7)
     assert miss_a <= max(10 * miss_b, 1e-9) or max(miss_a, miss_b) <= 1e-3, (miss_a, miss_b)
 
 
