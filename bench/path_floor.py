@@ -64,9 +64,12 @@ def _replay(KE, B, sizes, enters, n, elbow_rows, dh, x, u, w):
     of KE, then A⁻¹u (``_events._symv``) for an entering point. Returns a checksum so that
     nothing is optimized away."""
     check = 0.0
+    none = np.empty(0, np.int64)
+    whole_rows = (none, none, none, none, none, np.empty(0))       # ``path._no_blocks()``
+    packed = np.empty((0, 0))
     for e in range(sizes.size):
         m = sizes[e]
-        _rates(KE, x, m, n if elbow_rows else n - m, dh)
+        _rates(KE, packed, x, m, n if elbow_rows else n - m, dh, none, whole_rows)
         check += dh[0]
         if enters[e]:
             _symv(B, u, m + 1, w)

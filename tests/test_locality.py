@@ -68,9 +68,9 @@ def test_the_runs_hold_every_entry_above_tau_and_no_empty_chunk(sign):
 
 @pytest.mark.parametrize("m", [1, 5, 64])
 def test_the_rates_over_runs_equal_the_dense_product(m):
-    """``_events.rates`` (the elbow's rows in the blocks' column order, summed over their
-    runs) against numpy's x[1:] K_E + x[0] over whole rows, in the points' own order: equal to
-    rounding plus what the skipped entries (each at most τ) can add."""
+    """``_events.rates`` (the elbow's rows in the blocks' column order, their runs packed by
+    ``pack_runs`` and summed) against numpy's x[1:] K_E + x[0] over whole rows, in the points'
+    own order: equal to rounding plus what the skipped entries (each at most τ) can add."""
     d = make_wahba2d(400, 1)
     K = gaussian_gram(d.X, sigma=2.0 ** -3)
     order = locality.locality_order(d.X)
@@ -79,13 +79,44 @@ def test_the_rates_over_runs_equal_the_dense_product(m):
     E = rng.choice(400, m, replace=False).astype(np.intp)
     x = rng.standard_normal(m + 1) * 10.0
     KE = np.ascontiguousarray(K[E][:, order])
+    KP = np.full((m, int(b.row_len.max())), np.nan)      # what is not packed is not read
+    for k in range(m):
+        _events.pack_runs(KE[k], E[k], b.ptr, b.start, b.stop, KP[k])
     out, buf = np.empty(400), np.empty(400)
-    _events.rates(KE, x, m, E, b.ptr, b.start, b.stop, b.pos, out, buf)
+    _events.rates(KP, x, m, E, b.ptr, b.start, b.stop, b.pos, out, buf)
     dense = x[1:] @ K[E] + x[0]
     bound = 4e-16 * (m + 1) * (np.abs(x[1:]) @ np.abs(K[E]) + abs(x[0])) \
         + 2.0 ** -56 / 400 * np.abs(x[1:]).sum()
     assert np.all(np.abs(out - dense) <= bound)
     assert np.abs(out - dense).max() > 0 or m == 1      # (rounding: not the same sums)
+
+
+def test_the_packed_runs_follow_the_elbow(monkeypatch):
+    """The path's packed rows (``_Path.KP``, what the passes read) stay the runs of its elbow's
+    kernel rows (``KE``, themselves K's rows in the blocks' order) through every event, entering
+    and leaving, in the compiled loop and the numpy code alike: checked after each event or
+    batch of the loop's events (``_after_event``) of a 300-point σ = 2^-3 column."""
+    monkeypatch.setattr(locality, "MIN_POINTS", 0)
+    monkeypatch.setattr(P, "COMPILED_FROM_N", 0)
+    d = make_wahba2d(300, 0)
+    K = gaussian_gram(d.X, sigma=2.0 ** -3)
+    sizes, real = [], P._after_event
+
+    def checked(run):
+        real(run)
+        path, b = run.path, run.path.blocks
+        for k, p in enumerate(path.E):
+            runs = np.concatenate([np.arange(b.start[q], b.stop[q])
+                                   for q in range(b.ptr[p], b.ptr[p + 1])])
+            assert np.array_equal(path.KE[k], K[p, b.order])
+            assert np.array_equal(path.KP[k, :runs.size], K[p, b.order[runs]])
+        sizes.append(path.m)
+
+    monkeypatch.setattr(P, "_after_event", checked)
+    sols = P.solve_path(K, d.y, np.ones(300), 2.0 ** np.arange(-20.0, 1.0) / 300,
+                        point_order=locality.locality_order(d.X))
+    assert len(sizes) > 20 and max(sizes) > 100 and min(sizes) < max(sizes) - 10, sizes
+    assert max(s.kkt_residual for s in sols) <= 1e-8
 
 
 def test_blocks_are_used_only_where_they_pay(monkeypatch):

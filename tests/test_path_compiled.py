@@ -39,7 +39,7 @@ def _column(n, log2_sigma, cost_b=1.0, duplicates=0, offset=0.0):
 def _clone(path):
     """A copy of the path's state that shares only K (``_Path``'s arrays are changed in place)."""
     other = copy.copy(path)
-    for name in ("alpha", "status", "h", "park_bound", "KE", "A", "_Ebuf", "_dx"):
+    for name in ("alpha", "status", "h", "park_bound", "KE", "KP", "A", "_Ebuf", "_dx"):
         setattr(other, name, getattr(path, name).copy())
     other.E = other._Ebuf[:path.m]
     other.F = copy.deepcopy(path.F)
@@ -368,7 +368,7 @@ def test_the_rates_pass_equals_numpys_product(m):
     KE[:m] = rng.standard_normal((m, n))
     x = rng.standard_normal(m + 3)
     dh = np.full(n, np.nan)
-    _events._rates(KE, x, m, n, dh, np.arange(m), P._no_blocks())
+    _events._rates(KE, np.empty((0, 0)), x, m, n, dh, np.arange(m), P._no_blocks())
     expected = x[1:m + 1] @ KE[:m] + x[0]
     bound = 4e-16 * (m + 1) * (np.abs(x[1:m + 1]) @ np.abs(KE[:m]) + abs(x[0]))
     assert np.all(np.abs(dh - expected) <= bound)

@@ -155,7 +155,7 @@ def _direction(A, B, PL, PR, npend, x, y, E, m, kscale, r, d, rtol, tries):
 
 
 @njit(inline="always")
-def _refined(B, PL, PR, npend, KE, x, y, E, m, n, kscale, dh, r, d, rtol, blk):
+def _refined(B, PL, PR, npend, KE, KP, x, y, E, m, n, kscale, dh, r, d, rtol, blk):
     """The tracked direction's first refinement step, x += A⁻¹r, with r = [0; y_E] − A x read off
     its rates dh (``_rates_residual``), then its new rates and their check: a pass over B and one
     over the elbow's kernel rows (which the rates need anyway), where ``_direction`` also makes
@@ -169,21 +169,21 @@ def _refined(B, PL, PR, npend, KE, x, y, E, m, n, kscale, dh, r, d, rtol, blk):
     _bsymv(B, PL, PR, npend, r, M, d)
     for j in range(M):
         x[j] += d[j]
-    _rates(KE, x, m, n, dh, E, blk)
+    _rates(KE, KP, x, m, n, dh, E, blk)
     return _rates_residual(x, y, E, m, dh) <= rtol * (1.0 + kscale * _xmax(x, M))
 
 
 @njit(inline="always")
-def _rates(KE, x, m, n, dh, E, blk):
+def _rates(KE, KP, x, m, n, dh, E, blk):
     """dh = x[1:] K_E + x[0] (the margins' rates, one pass over the elbow's kernel rows): over
     each row's runs when the path keeps ``locality.KernelBlocks`` (blk: its order, pos, ptr,
-    start, stop and a scratch vector; KE's columns then in that order), else four whole rows at
-    a time: four streams from memory, and dh read and written a quarter as often (n = 2000,
-    |E| = 953: 0.18 ms against 0.24 ms one row at a time; the whole grid 0.95 of that,
-    ``bench/scale_history.md``)."""
+    start, stop and a scratch vector; KP: the rows' runs packed, ``pack_runs``), else four whole
+    rows at a time: four streams from memory, and dh read and written a quarter as often
+    (n = 2000, |E| = 953: 0.18 ms against 0.24 ms one row at a time; the whole grid 0.95 of
+    that, ``bench/scale_history.md``)."""
     order, pos, ptr, start, stop, buf = blk
     if pos.size:
-        rates(KE, x, m, E, ptr, start, stop, pos, dh, buf)
+        rates(KP, x, m, E, ptr, start, stop, pos, dh, buf)
         return
     for i in range(n):
         dh[i] = x[0]
@@ -305,7 +305,7 @@ def _careful_pivot(K, A, B, PL, PR, npend, p, m, u, w, r, d, kscale):
 
 
 @njit(inline="always")
-def _enter(K, y, A, B, PL, PR, npend, KE, E, status, x, p, m, u, w, c, blk):
+def _enter(K, y, A, B, PL, PR, npend, KE, KP, E, status, x, p, m, u, w, c, blk):
     """Border A⁻¹ (the rank-one change held back in PL, PR), the tracked direction and A with p
     (``try_add``'s clear case, ``_track_add``, ``ExplicitInverse.commit_add``,
     ``_Path._append``). Returns the number of held-back changes."""
@@ -338,6 +338,7 @@ def _enter(K, y, A, B, PL, PR, npend, KE, E, status, x, p, m, u, w, c, blk):
     if order.size:
         for j in range(order.size):
             KE[m, j] = K[p, order[j]]
+        pack_runs(KE[m], p, blk[2], blk[3], blk[4], KP[m])
     else:
         KE[m, :] = K[p, :]
     E[m] = p
@@ -346,7 +347,7 @@ def _enter(K, y, A, B, PL, PR, npend, KE, E, status, x, p, m, u, w, c, blk):
 
 
 @njit(inline="always")
-def _leave(A, B, PL, PR, npend, KE, E, status, park_bound, x, j, m, col, blk):
+def _leave(A, B, PL, PR, npend, KE, KP, E, status, park_bound, x, j, m, col, blk):
     """Remove elbow position j (the last moves into it): ``ExplicitInverse.remove`` (its
     rank-one change held back in PL, PR), the parked points' bounds (``_raise_park_bounds``),
     ``_track_remove`` and ``_Path.remove``'s moves. Returns the number of held-back changes."""
@@ -396,6 +397,8 @@ def _leave(A, B, PL, PR, npend, KE, E, status, park_bound, x, j, m, col, blk):
             A[k, r] = A[k, last]
         A[r, r] = A[last, last]
         KE[j, :] = KE[m - 1, :]
+        if KP.shape[0]:
+            KP[j, :] = KP[m - 1, :]
         E[j] = E[m - 1]
     return npend
 
@@ -446,7 +449,7 @@ def _move(y, alpha, h, dh, x, E, m, t):
 
 
 @njit(cache=True, nogil=True)
-def run_events(K, y, upper, alpha, status, h, park_bound, KE, A, B, E, x, s, alpha0, m,
+def run_events(K, y, upper, alpha, status, h, park_bound, KE, KP, A, B, E, x, s, alpha0, m,
                Fk, kscale, dep_level, bound_rtol, s_next, m_max, budget, exact_every,
                total_events, large_from, large_rtol, blk):
     """Cross up to ``budget`` simple events (module docstring) from the state (s, α_0, the
@@ -464,7 +467,7 @@ def run_events(K, y, upper, alpha, status, h, park_bound, KE, A, B, E, x, s, alp
     code, events, npend = RAN, 0, 0
     while events < budget and code == RAN:
         code, done, s, alpha0, m, Fk, npend = _cross(
-            K, y, upper, alpha, status, h, park_bound, KE, A, B, PL, PR, E, x, s, alpha0, m,
+            K, y, upper, alpha, status, h, park_bound, KE, KP, A, B, PL, PR, E, x, s, alpha0, m,
             Fk, kscale, dep_level, bound_rtol, s_next, m_max, budget - events, exact_every,
             total_events + events, large_from, large_rtol, blk)
         events += done
@@ -475,7 +478,7 @@ def run_events(K, y, upper, alpha, status, h, park_bound, KE, A, B, E, x, s, alp
 
 
 @njit(cache=True, nogil=True)
-def _cross(K, y, upper, alpha, status, h, park_bound, KE, A, B, PL, PR, E, x, s, alpha0, m,
+def _cross(K, y, upper, alpha, status, h, park_bound, KE, KP, A, B, PL, PR, E, x, s, alpha0, m,
            Fk, kscale, dep_level, bound_rtol, s_next, m_max, budget, exact_every,
            total_events, large_from, large_rtol, blk):
     """``run_events``'s loop, until ``PENDING`` changes of the inverse are held back (code RAN,
@@ -496,15 +499,16 @@ def _cross(K, y, upper, alpha, status, h, park_bound, KE, A, B, PL, PR, E, x, s,
             missed = not _checked_on_A(A, B, PL, PR, npend, x, y, E, m, kscale, r, u, rtol)
             if missed and not _direction(A, B, PL, PR, npend, x, y, E, m, kscale, r, u, rtol, 2):
                 return BAIL, events, s, alpha0, m, Fk, npend
-            _rates(KE, x, m, n, dh, E, blk)
+            _rates(KE, KP, x, m, n, dh, E, blk)
         else:
-            _rates(KE, x, m, n, dh, E, blk)
+            _rates(KE, KP, x, m, n, dh, E, blk)
             if _rates_residual(x, y, E, m, dh) > rtol * (1.0 + kscale * _xmax(x, m + 1)):
                 missed = True
-                if not _refined(B, PL, PR, npend, KE, x, y, E, m, n, kscale, dh, r, u, rtol, blk):
+                if not _refined(B, PL, PR, npend, KE, KP, x, y, E, m, n, kscale, dh, r, u, rtol,
+                                blk):
                     if not _direction(A, B, PL, PR, npend, x, y, E, m, kscale, r, u, rtol, 2):
                         return BAIL, events, s, alpha0, m, Fk, npend
-                    _rates(KE, x, m, n, dh, E, blk)
+                    _rates(KE, KP, x, m, n, dh, E, blk)
         t = _first_event(y, upper, alpha, status, h, dh, x, E, m, s, tm, te)
         if not t > 1e-14 * s or s - s_next <= t:   # nan, a zero step, a requested λ, none
             return BAIL, events, s, alpha0, m, Fk, npend
@@ -525,7 +529,8 @@ def _cross(K, y, upper, alpha, status, h, park_bound, KE, A, B, PL, PR, E, x, s,
             status[first], park_bound[first] = _P, dep_level
             parked = True
         elif first >= 0:
-            npend = _enter(K, y, A, B, PL, PR, npend, KE, E, status, x, first, m, u, w, c, blk)
+            npend = _enter(K, y, A, B, PL, PR, npend, KE, KP, E, status, x, first, m, u, w, c,
+                           blk)
             m += 1
         else:
             p = E[leave]
@@ -533,7 +538,8 @@ def _cross(K, y, upper, alpha, status, h, park_bound, KE, A, B, PL, PR, E, x, s,
                 alpha[p], status[p] = upper[p], _L
             else:
                 alpha[p], status[p] = 0.0, _R
-            npend = _leave(A, B, PL, PR, npend, KE, E, status, park_bound, x, leave, m, u, blk)
+            npend = _leave(A, B, PL, PR, npend, KE, KP, E, status, park_bound, x, leave, m, u,
+                           blk)
             m -= 1
             if not _settle_parked(alpha, status, park_bound, upper, s, dep_level, bound_rtol):
                 code = UNPARK
@@ -583,23 +589,40 @@ def kept_runs(K, chunk_of, n_chunks, chunk, tau, n):
 
 
 @njit(cache=True, nogil=True)
-def rates(KE, x, m, E, ptr, start, stop, pos, out, buf):
-    """out = x[1:] K_E + x[0] in the points' own order, from the elbow's kernel rows KE (their
-    columns in the blocks' order, ``locality.KernelBlocks``) read over each row's runs only; buf
-    (n) is scratch. Each run is one slice of the row and of buf: so numba vectorizes it (indexed
-    one entry at a time, 3.2 ms against 0.8 ms for n = 5000, |E| = 1,900, σ = 2^-3)."""
+def rates(KP, x, m, E, ptr, start, stop, pos, out, buf):
+    """out = x[1:] K_E + x[0] in the points' own order, from the elbow's kernel rows read over
+    each row's runs only: KP's row k holds the runs of point E[k]'s row (columns in the blocks'
+    order, ``locality.KernelBlocks``) one after another (``pack_runs``); buf (n) is scratch.
+    Each run is one slice of the packed row and of buf, so numba vectorizes it (indexed one
+    entry at a time, 3.2 ms against 0.8 ms for n = 5000, |E| = 1,900, σ = 2^-3), and a row's
+    runs are one stream from memory: the same sums as over the runs of the whole rows, in
+    0.55–0.72 of the time (n = 5000, |E| = 1,900, σ = 2^-3: 0.67–0.74 ms against 1.15–1.22 ms;
+    n = 10,000, |E| = 2,450: 3.1 ms against 4.4 ms; ``bench/scale_history.md``)."""
     n = out.size
     for i in range(n):
         buf[i] = x[0]
     for k in range(m):
         xk = x[k + 1]
-        row = KE[k]
+        row = KP[k]
         p = E[k]
+        o = 0
         for q in range(ptr[p], ptr[p + 1]):
             a, b = start[q], stop[q]
             seg = buf[a:b]
-            ks = row[a:b]
+            ks = row[o:o + b - a]
             for j in range(b - a):
                 seg[j] += xk * ks[j]
+            o += b - a
     for i in range(n):
         out[i] = buf[pos[i]]
+
+
+@njit(cache=True, nogil=True)
+def pack_runs(row, p, ptr, start, stop, out):
+    """out[:row_len[p]] = point p's runs of its kernel row (``row``, in the blocks' order), one
+    after another: the packed row that ``rates`` reads."""
+    o = 0
+    for q in range(ptr[p], ptr[p + 1]):
+        a, b = start[q], stop[q]
+        out[o:o + b - a] = row[a:b]
+        o += b - a

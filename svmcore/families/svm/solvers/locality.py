@@ -6,8 +6,9 @@ below rounding: wahba2d, n = 5000, σ = 2^-3: 84 % of K is below 2^-56/n. The po
 an order in which near points are near (``locality_order``: median splits of the inputs, a k-d
 tree's leaves), cut into chunks of ``CHUNK`` consecutive points, and for each point the chunks
 holding an entry of its kernel row above ``tau`` are kept as runs of consecutive columns
-(``KernelBlocks``). The path keeps its elbow's kernel rows in that column order and sums each
-row over its runs only (``_events.rates``).
+(``KernelBlocks``). The path keeps its elbow's kernel rows in that column order, and each
+row's runs packed one after another, which a pass reads as one stream (``_events.pack_runs``,
+``_events.rates``).
 
 What is left out is below rounding: each skipped entry is at most τ = 2^-56·max K_ii / n, so dh
 moves by at most 2^-56·max K_ii·max|x| (the largest term of the sum, K_ii|x_i|, is rounded by

@@ -165,9 +165,12 @@ class _Path:
         cap = min(n, 64)
         self.KE = np.empty((cap, n))                    # rows K[E[j], :], grown on demand
         # with ``locality.KernelBlocks``, KE's columns are in the blocks' order (point p's in
-        # column blocks.pos[p]) and the passes for the rates read each row's runs only
+        # column blocks.pos[p]) and the passes for the rates read KP: row j holds the runs of
+        # KE's row j one after another (``_events.pack_runs``), so that a pass streams them
         self.blocks = blocks
         self._blk = _no_blocks() if blocks is None else (*blocks[:5], np.empty(n))
+        self._run_len = 0 if blocks is None else int(np.max(blocks.row_len))
+        self.KP = np.empty((cap if blocks is not None else 0, self._run_len))
         self.A = np.zeros((cap + 1, cap + 1))           # [[0, 1'], [1, K_EE]], elbow order
         self.F = None                                   # inverse of A (None: empty elbow)
         self.E = np.empty(0, dtype=np.intp)          # elbow points (a view of _Ebuf)
@@ -190,7 +193,7 @@ class _Path:
 
     # ------------------------------------------------------------------ elbow inverse
     def _grow(self, need=None):
-        """Room for ``need`` elbow points (default: one more) in KE and A, doubling."""
+        """Room for ``need`` elbow points (default: one more) in KE, KP and A, doubling."""
         cap = self.KE.shape[0]
         need = self.m + 1 if need is None else need
         if need <= cap:
@@ -202,9 +205,13 @@ class _Path:
         A = np.zeros((new + 1, new + 1))
         A[:m1, :m1] = self.A[:m1, :m1]
         self.KE, self.A = KE, A
+        if self.blocks is not None:
+            KP = np.empty((new, self._run_len))
+            KP[:m] = self.KP[:m]
+            self.KP = KP
 
     def reserve(self, extra):
-        """Room for ``extra`` more elbow points in KE, A, the elbow buffer and an explicit
+        """Room for ``extra`` more elbow points in KE, KP, A, the elbow buffer and an explicit
         inverse (the compiled loop cannot grow them)."""
         need = min(self.n, self.m + extra)
         self._grow(need)
@@ -235,7 +242,7 @@ class _Path:
 
     def _rates(self, x):
         """x[1:] K_E + x[0] for every point (x: [α_0; β_E] or its rate): one pass over the
-        elbow's kernel rows, over their runs only with blocks."""
+        elbow's kernel rows, over their runs only (packed in KP) with blocks."""
         m = self.m
         if self.blocks is None:
             return x[1:m + 1] @ self.KE[:m] + x[0]
@@ -243,7 +250,7 @@ class _Path:
 
         out = np.empty(self.n)
         b = self.blocks
-        rates(self.KE, np.ascontiguousarray(x, float), m, self.E, b.ptr, b.start, b.stop, b.pos,
+        rates(self.KP, np.ascontiguousarray(x, float), m, self.E, b.ptr, b.start, b.stop, b.pos,
               out, self._blk[5])
         return out
 
@@ -252,7 +259,7 @@ class _Path:
         return self.stale or (self.F is not None and self.F.k >= self.F.kmax())
 
     def _append(self, p):
-        """Append point p to the elbow order (E, KE, A)."""
+        """Append point p to the elbow order (E, KE, KP, A)."""
         m = self.m
         self._grow()
         A = self.A
@@ -261,6 +268,11 @@ class _Path:
         A[m + 1, 1:m + 1] = A[1:m + 1, m + 1] = kp[self.E]
         A[m + 1, m + 1] = kp[p]
         self.KE[m] = kp if self.blocks is None else kp[self.blocks.order]
+        if self.blocks is not None:
+            from ._events import pack_runs
+
+            b = self.blocks
+            pack_runs(self.KE[m], p, b.ptr, b.start, b.stop, self.KP[m])
         self._room_in_E(m + 1)
         self._Ebuf[:m] = self.E
         self._Ebuf[m] = p
@@ -426,6 +438,8 @@ class _Path:
             A[:m + 1, r] = A[:m + 1, rl]
             A[r, r] = A[rl, rl]
             self.KE[j] = self.KE[last]
+            if self.blocks is not None:
+                self.KP[j] = self.KP[last]
             self.E[j] = self.E[last]
         self.E = self.E[:last]
         self.m = last
@@ -1192,7 +1206,7 @@ def _run_compiled(P, s_next, budget, total_events):
     x[:m + 1] = P._dx
     h = P.h.copy()                      # (P.h may be the reference product of ``_h_of``)
     code, events, s, alpha0, m, Fk = _events.run_events(
-        P.K, P.y, P.upper, P.alpha, P.status, h, P.park_bound, P.KE, P.A, P.F.B, P._Ebuf, x,
+        P.K, P.y, P.upper, P.alpha, P.status, h, P.park_bound, P.KE, P.KP, P.A, P.F.B, P._Ebuf, x,
         P.s, P.alpha0, m, P.F.k, P.kscale, P.dep_level, BOUND_RTOL, s_next, P.SCHUR_FROM,
         budget, P.exact_every, total_events, P.LARGE_FROM, P.DIRECTION_RTOL, P._blk)
     if events:
