@@ -43,7 +43,9 @@ _NOW = {}
 
 def _platform() -> str:
     """CPU vendor, family and model (``/proc/cpuinfo``) and the kernel numpy's OpenBLAS chose:
-    what the rounding of the Gram matrix and of the BLAS products depends on."""
+    what the rounding of the Gram matrix and of the BLAS products depends on. (Once cvxopt is
+    imported, threadpoolctl lists its own older OpenBLAS first, which names the same core
+    differently: AMD family 25 "Zen" where numpy's says "SkylakeX". So numpy's is looked for.)"""
     from threadpoolctl import threadpool_info
 
     cpu = {}
@@ -54,8 +56,9 @@ def _platform() -> str:
                 cpu.setdefault(key.strip(), value.strip())
     except OSError:
         pass
-    arch = next((d.get("architecture") for d in threadpool_info()
-                 if d.get("internal_api") == "openblas"), "unknown")
+    libs = [d for d in threadpool_info() if d.get("internal_api") == "openblas"]
+    numpys = [d for d in libs if "numpy" in str(d.get("filepath", ""))]
+    arch = next((d.get("architecture") for d in numpys + libs), "unknown")
     parts = [cpu.get("vendor_id", "unknown"), cpu.get("cpu family", "?"), cpu.get("model", "?"), arch]
     return "-".join(str(p).replace(" ", "_") for p in parts)
 
