@@ -58,15 +58,13 @@ from scale import central_fit_seconds  # noqa: E402
 
 
 @njit(cache=False, nogil=True)
-def _replay(KE, B, sizes, enters, n, elbow_rows, dh, x, u, w):
+def _replay(KE, B, sizes, enters, n, elbow_rows, dh, x, u, w, whole_rows):
     """The passes of the recorded events, with the compiled loop's own kernels: the rates
     (``_events._rates``) over ``n`` (or n − |E| when not elbow_rows) columns of the first |E| rows
     of KE, then A⁻¹u (``_events._symv``) for an entering point. Returns a checksum so that
     nothing is optimized away."""
     check = 0.0
-    none = np.empty(0, np.int64)
-    whole_rows = (none, none, none, none, none, np.empty(0))       # ``path._no_blocks()``
-    packed = np.empty((0, 0))
+    packed, none = np.empty((0, 0)), whole_rows[0]      # (whole_rows: ``path._no_blocks()``)
     for e in range(sizes.size):
         m = sizes[e]
         _rates(KE, packed, x, m, n if elbow_rows else n - m, dh, none, whole_rows)
@@ -144,7 +142,7 @@ def replay_seconds(sizes, enters, n, elbow_rows, dtype, seed=0):
     best = np.inf
     for _ in range(2):
         t = time.perf_counter()
-        _replay(KE, B, sizes, enters, n, elbow_rows, dh, x, u, w)
+        _replay(KE, B, sizes, enters, n, elbow_rows, dh, x, u, w, P._no_blocks())
         best = min(best, time.perf_counter() - t)
     return best
 
@@ -167,9 +165,9 @@ def main(argv=None):
     lams = 2.0 ** _axis(args.lam) / n
     libsvm = 338 * central_fit_seconds(X, y)
     _replay(np.zeros((2, 4)), np.zeros((3, 3)), np.array([1]), np.array([True]), 4, True,
-            np.zeros(4), np.zeros(3), np.zeros(3), np.zeros(3))          # compile first
+            np.zeros(4), np.zeros(3), np.zeros(3), np.zeros(3), P._no_blocks())   # compile first
     _replay(np.zeros((2, 4), np.float32), np.zeros((3, 3)), np.array([1]), np.array([True]), 4,
-            True, np.zeros(4), np.zeros(3), np.zeros(3), np.zeros(3))
+            True, np.zeros(4), np.zeros(3), np.zeros(3), np.zeros(3), P._no_blocks())
     print(f"wahba2d n={n} seed={args.seed}, {lams.size} λ × {_axis(args.sigma).size} σ, "
           f"338 × central LIBSVM fit: {libsvm:.2f} s\n")
     head = ("log2σ", "events", "mean|E|", "path s", "as built", "minimum", "min f32")

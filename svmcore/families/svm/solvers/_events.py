@@ -397,8 +397,7 @@ def _leave(A, B, PL, PR, npend, KE, KP, E, status, park_bound, x, j, m, col, blk
             A[k, r] = A[k, last]
         A[r, r] = A[last, last]
         KE[j, :] = KE[m - 1, :]
-        if KP.shape[0]:
-            KP[j, :] = KP[m - 1, :]
+        KP[j, :] = KP[m - 1, :]
         E[j] = E[m - 1]
     return npend
 

@@ -167,10 +167,10 @@ class _Path:
         # with ``locality.KernelBlocks``, KE's columns are in the blocks' order (point p's in
         # column blocks.pos[p]) and the passes for the rates read KP: row j holds the runs of
         # KE's row j one after another (``_events.pack_runs``), so that a pass streams them
+        # (rows as long as the longest point's runs; none without blocks)
         self.blocks = blocks
         self._blk = _no_blocks() if blocks is None else (*blocks[:5], np.empty(n))
-        self._run_len = 0 if blocks is None else int(np.max(blocks.row_len))
-        self.KP = np.empty((cap if blocks is not None else 0, self._run_len))
+        self.KP = np.empty((cap, 0 if blocks is None else int(np.max(blocks.row_len))))
         self.A = np.zeros((cap + 1, cap + 1))           # [[0, 1'], [1, K_EE]], elbow order
         self.F = None                                   # inverse of A (None: empty elbow)
         self.E = np.empty(0, dtype=np.intp)          # elbow points (a view of _Ebuf)
@@ -204,11 +204,9 @@ class _Path:
         KE[:m] = self.KE[:m]
         A = np.zeros((new + 1, new + 1))
         A[:m1, :m1] = self.A[:m1, :m1]
-        self.KE, self.A = KE, A
-        if self.blocks is not None:
-            KP = np.empty((new, self._run_len))
-            KP[:m] = self.KP[:m]
-            self.KP = KP
+        KP = np.empty((new, self.KP.shape[1]))
+        KP[:m] = self.KP[:m]
+        self.KE, self.KP, self.A = KE, KP, A
 
     def reserve(self, extra):
         """Room for ``extra`` more elbow points in KE, KP, A, the elbow buffer and an explicit
@@ -438,8 +436,7 @@ class _Path:
             A[:m + 1, r] = A[:m + 1, rl]
             A[r, r] = A[rl, rl]
             self.KE[j] = self.KE[last]
-            if self.blocks is not None:
-                self.KP[j] = self.KP[last]
+            self.KP[j] = self.KP[last]
             self.E[j] = self.E[last]
         self.E = self.E[:last]
         self.m = last
