@@ -306,6 +306,45 @@ def test_path_with_cholesky_inverses_gives_the_same_answers(monkeypatch, data, s
         assert np.max(np.abs(a.f - b.f)) <= 1e-9 * np.max(np.abs(b.f))
 
 
+def test_a_point_the_factored_inverse_missed_is_bordered_into_one_fresh_factorization(
+        monkeypatch, random_elbow):
+    """``try_add``'s last resort on a factored block-LU elbow inverse that missed a point's pivot:
+    one rebuild (getrf of A, not an LU for the pivot and a second one with the point in it), the
+    pivot K_pp − u'A⁻¹u as a dense solve gives it, the point bordered in as the fresh base's only
+    change, and the inverse then solves the grown bordered matrix. A point whose pivot is below
+    the tolerance is left out, the rebuilt base kept; a fresh base is not rebuilt again."""
+    from svmcore.families.svm.solvers import path as P
+    from svmcore.families.svm.solvers.elbow import SchurInverse
+
+    elbow = random_elbow(5, schur=True, factored=True)
+    st, K = elbow.state, elbow.K
+    for _ in range(6):
+        elbow.step()
+    assert isinstance(st.F, SchurInverse) and st.F.factored and st.F.k > 0
+    rebuilds, refactor = [], P._Path.refactor
+    monkeypatch.setattr(P._Path, "refactor", lambda self, merge=False: (
+        rebuilds.append(self.m), refactor(self, merge))[1])
+    out = np.setdiff1d(np.arange(K.shape[0]), st.E)
+    p, q = int(out[0]), int(out[1])
+    m = st.m
+    u = np.r_[1.0, K[st.E, p]]
+    pivot = K[p, p] - u @ np.linalg.solve(_bordered(K, st.E), u)
+    st.stale = True                                     # as solve_elbow leaves it on a miss
+    assert st._add_on_fresh_factors(p, st._border(p), K[p, p], None)
+    assert rebuilds == [m] and st.m == m + 1 and st.E[-1] == p and not st.stale
+    assert st.F.factored and st.F.k == 1
+    assert abs(st.F.S[0, 0] - pivot) <= 1e-9 * abs(pivot)
+    A = _bordered(K, st.E)
+    rhs = elbow.rng.normal(size=m + 2)
+    ref = np.linalg.solve(A, rhs)
+    assert np.max(np.abs(st.F.apply(rhs) - ref)) <= 1e-8 * np.max(np.abs(ref))
+    st.refactor()                                       # a fresh base, then a refused point
+    rebuilds.clear()
+    st.stale = True
+    assert not st._add_on_fresh_factors(q, st._border(q), K[q, q], 1e12)
+    assert rebuilds == [] and st.m == m + 1 and st.F.k == 0 and st.stale
+
+
 @pytest.mark.parametrize("seed", [3, 8])
 def test_block_lu_direction_matches_direct_solve(seed, random_elbow):
     """Random enter/leave sequences on a block-LU elbow inverse: its direction A⁻¹[0; y_E] (base
