@@ -765,11 +765,12 @@ class _Path:
     def _carried_correction(self):
         """What refinement added to the block-LU direction at the last accepted direction, in
         the current elbow order (zero for points that entered since), while the inverse is the
-        same (no rebuild since). The direction's error comes mostly from the base and the
-        changes' columns, which persist from event to event, so the last correction cancels
-        most of the next one's: n = 5000, σ = 2^-3, the first direction missed its check at
-        3,125 of 13,371 events, 954 with the correction carried (a miss costs a product with the
-        base and a second pass over the elbow's kernel rows)."""
+        same (no rebuild since). The direction's error comes from the changes' columns and the
+        small Schur system (refining the base's own direction changed nothing), which persist
+        from event to event, so the last correction cancels most of the next one's: n = 5000,
+        σ = 2^-3, the first direction missed its check at 3,125 of 13,371 events, 954 with the
+        correction carried (a miss costs a product with the base and a second pass over the
+        elbow's kernel rows)."""
         out = np.zeros(self.m + 1)
         if self._carry is None:
             return out
