@@ -231,6 +231,11 @@ class _Path:
         ``dep_tol``·max K_ii (the start's split, bursts, and parked points' bounds)."""
         return self.dep_tol * self.kscale
 
+    def _pivot_joins(self, c, dep_tol=None) -> bool:
+        """Whether a pivot c (a point's squared distance to the elbow's affine hull) lets the
+        point join: above ``dep_tol``·max K_ii (``dep_level`` when dep_tol is None)."""
+        return c > (self.dep_level if dep_tol is None else dep_tol * self.kscale)
+
     def _border(self, p):
         """u = [1; K_Ep], p's column of the bordered elbow matrix."""
         return np.r_[1.0, self.KE[:self.m, self._columns(p)]]
@@ -316,7 +321,7 @@ class _Path:
         if not np.all(np.isfinite(w)):
             return False
         c = kpp - u @ w
-        if not c > (self.dep_tol if dep_tol is None else dep_tol) * self.kscale:
+        if not self._pivot_joins(c, dep_tol):
             return False
         if self.stale:
             self._append(p)
@@ -347,7 +352,7 @@ class _Path:
         if not self._factored():
             return False
         c, data = self.F.prepare_add(p, u, kpp)
-        if not c > (self.dep_tol if dep_tol is None else dep_tol) * self.kscale:
+        if not self._pivot_joins(c, dep_tol):
             return False
         self.F.commit_add(data, c=c)
         self.stale = False              # fresh factors and one backward-stable change
