@@ -785,8 +785,8 @@ def test_the_start_repair_stops_its_sub_problems_at_a_relative_gap(monkeypatch):
                         or real_ws_finish(*a, **k))
     real_sub, subs = WS.solve_restricted_dual, []
 
-    def sub(*a):
-        new, b, sol = real_sub(*a)
+    def sub(*a, **k):
+        new, b, sol = real_sub(*a, **k)
         subs.append((a[-1], sol["status"], int(sol["iterations"])))
         return new, b, sol
 

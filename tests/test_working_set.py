@@ -130,3 +130,35 @@ def test_default_max_size_follows_n():
     assert np.max(np.abs(yf[free] - 1)) <= 1e-8
     assert np.min(yf[a <= 1e-9]) >= 1 - 1e-8
     assert np.max(yf[a >= 1 - 1e-9]) <= 1 + 1e-8
+
+
+@pytest.mark.parametrize("sigma,l2", [(4.0, -25), (0.5, -40)])
+def test_sub_problems_stop_once_the_gap_is_lost_in_rounding(monkeypatch, sigma, l2):
+    """At tiny λ cvxopt's primal residual (the equality, relative to max(1, |rhs|)) can round
+    above ``feastol`` (here the second round's sub-problem: 1.2e-9 and 9.8e-11): without
+    ``qp._rounding_scales`` it then never reaches "optimal" and runs all ``maxiters``
+    iterations. With the equality row scaled and the dual residual asked for to its rounding
+    level, every sub-problem stops "optimal" once the relative gap reaches ε (here 26 and 37
+    iterations), and the repair is as good: both answers match cvxopt's on the whole problem."""
+    from svmcore.families.svm.solvers import qp
+    from svmcore.families.svm.solvers import working_set as ws
+
+    K, y, upper, lam, ref = _problem(sigma, l2, "standard")
+    a0, b0 = _perturb(ref.alpha, ref.b, upper, 0)
+    runs, solve = [], ws.solve_restricted_dual
+
+    def counted(*args, **kwargs):
+        out = solve(*args, **kwargs)
+        runs.append((out[2]["status"], out[2]["iterations"], out[2]["primal infeasibility"]))
+        return out
+
+    monkeypatch.setattr(ws, "solve_restricted_dual", counted)
+    sol = solve_working_set(K, y, upper, lam, a0, b0)
+    stopped, runs[:] = list(runs), []
+    monkeypatch.setattr(qp, "_rounding_scales", lambda *args: (1.0, 0.0))
+    full = solve_working_set(K, y, upper, lam, a0, b0)
+    maxiters = ws._OPTIONS["maxiters"]
+    assert all(st == "optimal" and it < maxiters for st, it, _ in stopped), stopped
+    assert any(st == "unknown" and it == maxiters and pres > 1e-11 for st, it, pres in runs), runs
+    _assert_matches(K, y, upper, sol, ref)
+    _assert_matches(K, y, upper, full, ref)

@@ -24,12 +24,13 @@ from ._common import (BOUND_RTOL, FAR_STALL_ROUNDS, NEAR_SOLUTION, STALL_ROUNDS,
                       rounding_floor, snap_to_bounds, zero_scale)
 from .qp import solve_restricted_dual
 
-#: cvxopt options of the sub-problem. No gap tolerance: at tiny λ the objective (in v = α/m) is
-#: ~1e13 after a large move, and a relative gap of 1e-11 still leaves y f wrong by ~0.1; the
-#: iterations run until the gap is lost in rounding (cvxopt then reports "optimal", relgap ≤ 0) or
-#: ``maxiters`` ("unknown", last iterate). The sub-problem is small: an iteration costs O(|W|³).
-_OPTIONS = {"show_progress": False, "abstol": 1e-300, "reltol": 0.0, "feastol": 1e-11,
-            "maxiters": 60}
+#: cvxopt options of the sub-problem. The iterations run until the gap is lost in rounding
+#: (relative gap ε: at tiny λ the objective, in v = α/m, is ~1e13 after a large move, and a
+#: relative gap of 1e-11 still leaves y f wrong by ~0.1) with the residuals at their rounding
+#: levels (``qp._rounding_scales``), or ``maxiters`` ("unknown", last iterate). The sub-problem
+#: is small: an iteration costs O(|W|³).
+_OPTIONS = {"show_progress": False, "abstol": 1e-300, "reltol": float(np.finfo(float).eps),
+            "feastol": 1e-11, "maxiters": 60}
 
 
 def _best_intercept(g, y, alpha, upper, rtol: float = BOUND_RTOL, scale: float = 1.0) -> float:
@@ -93,7 +94,8 @@ def _make_feasible(W, y, upper, alpha, margin):
 def _solve_sub(K, y, upper, lam, alpha, Widx, options):
     """``qp.solve_restricted_dual`` on W; (α, b, status), or None when cvxopt fails outright."""
     try:
-        new, b, sol = solve_restricted_dual(K, y, upper, lam, alpha, Widx, options)
+        new, b, sol = solve_restricted_dual(K, y, upper, lam, alpha, Widx, options,
+                                            to_rounding=True)
     except (ValueError, ArithmeticError):
         return None
     if sol["x"] is None:
@@ -152,8 +154,8 @@ def solve_working_set(K, y, upper, lam, alpha, b, *, tol: float = 1e-8, max_roun
     -------
     DualSolution or None
         Solver "working_set", ``n_iter`` = rounds, ``info`` = {"rounds", "size" (final |W|),
-        "status" (cvxopt's, last sub-problem; usually "unknown": it runs to ``maxiters`` or to the
-        rounding level, see ``_OPTIONS``), "kkt_floor"}; ``None`` when the residual did not reach
+        "status" (cvxopt's, last sub-problem: "optimal" once the gap is lost in rounding,
+        "unknown" after ``maxiters``, see ``_OPTIONS``), "kkt_floor"}; ``None`` when the residual did not reach
         max(tol, floor) within ``max_rounds`` (solve the full problem).
     """
     if max_size is None:
