@@ -374,6 +374,30 @@ def test_the_rates_pass_equals_numpys_product(m):
     assert np.all(np.abs(dh - expected) <= bound)
 
 
+@pytest.mark.parametrize("size", [0, 1, 3, 4, 31, 32, 33, 70])
+def test_support_products_sum_the_supports_rows(size):
+    """``_events.support_products``: f = Σ_{j∈S} c_j K_j· and M = Σ_{j∈S} |c_j||K_j·| (K c and
+    |K||c| for symmetric K with c zero outside S), against sums in extended precision, within
+    the rounding bound of its blocked sums (``SUPPORT_BLOCK`` rows apart, then added), for
+    supports of every remainder modulo four and across blocks; rows outside S are not read."""
+    from svmcore.families.svm.solvers import _events
+
+    rng = np.random.default_rng(size)
+    n = 90
+    K = rng.standard_normal((n, n))
+    S = np.sort(rng.choice(n, size, replace=False))
+    c = np.zeros(n)
+    c[S] = rng.standard_normal(size) * 1e6
+    exact_f = (c[S].astype(np.longdouble) @ K[S].astype(np.longdouble)).astype(float)
+    exact_M = np.abs(c[S]) @ np.abs(K[S])
+    K[np.setdiff1d(np.arange(n), S)] = np.nan
+    f, M = np.full(n, np.nan), np.full(n, np.nan)
+    _events.support_products(K, c, S.astype(np.int64), f, M)
+    bound = (12 + size / _events.SUPPORT_BLOCK) * np.finfo(float).eps * exact_M
+    assert np.all(np.abs(f - exact_f) <= bound)
+    assert np.all(np.abs(M - exact_M) <= bound)
+
+
 def _count(real, crossed, *args):
     out = real(*args)
     crossed.append(out[1])

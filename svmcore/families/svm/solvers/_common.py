@@ -97,7 +97,11 @@ def rounding_floor(K, y, alpha, lam, b, abs_K=None) -> float:
     |b| ≤ |K c|_i + 1 on the margin), so a wild b cannot excuse itself by a large floor.
     ``abs_K``: |K| if already at hand (K itself for a nonnegative kernel)."""
     c = y * alpha / (2.0 * len(y) * lam)
-    M = float(np.max((np.abs(K) if abs_K is None else abs_K) @ np.abs(c)))
+    return floor_of(float(np.max((np.abs(K) if abs_K is None else abs_K) @ np.abs(c))), b)
+
+
+def floor_of(M, b) -> float:
+    """``rounding_floor`` from M = max_i (|K||c|)_i: 4·eps·(M + min(|b|, M + 1))."""
     return 4.0 * np.finfo(float).eps * (M + min(abs(float(b)), M + 1.0))
 
 

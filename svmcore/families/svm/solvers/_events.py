@@ -553,6 +553,53 @@ def _cross(K, y, upper, alpha, status, h, park_bound, KE, KP, A, B, PL, PR, E, x
     return RAN, budget, s, alpha0, m, Fk, npend
 
 
+# ---------------------------------------------------------------- answers (path.py)
+@njit(cache=True, nogil=True)
+def support_products(K, c, S, f, M):
+    """f = K c and M = |K| |c| for symmetric K, from the rows of K in S (the points with c ≠ 0):
+    the decision values and the rounding floor's sums (``_common.rounding_floor``) of an answer
+    in one pass over its support's rows, where BLAS makes two over all of K. Rows are taken four
+    at a time and summed in blocks of ``SUPPORT_BLOCK`` before they are added to f and M: at tiny
+    λ the terms of f cancel to 1e-7 of their size, and one running sum over all rows rounded
+    the paper grid's answers (n = 2000) to KKT residuals 2–4 times BLAS's. n = 2000, one
+    thread: 0.4 ms with half the points in S, 1.3 ms with all, against 2.15 ms for ``K @ c`` and
+    ``K @ |c|``; n = 10,000: 18 / 35 ms against 74 ms."""
+    n = f.size
+    tf, tM = np.empty(n), np.empty(n)
+    for i in range(n):
+        f[i] = 0.0
+        M[i] = 0.0
+    for first in range(0, S.size, SUPPORT_BLOCK):
+        last = min(first + SUPPORT_BLOCK, S.size)
+        for i in range(n):
+            tf[i] = 0.0
+            tM[i] = 0.0
+        q = first
+        while q + 4 <= last:
+            j0, j1, j2, j3 = S[q], S[q + 1], S[q + 2], S[q + 3]
+            c0, c1, c2, c3 = c[j0], c[j1], c[j2], c[j3]
+            a0, a1, a2, a3 = abs(c0), abs(c1), abs(c2), abs(c3)
+            r0, r1, r2, r3 = K[j0], K[j1], K[j2], K[j3]
+            for i in range(n):
+                k0, k1, k2, k3 = r0[i], r1[i], r2[i], r3[i]
+                tf[i] += (c0 * k0 + c1 * k1) + (c2 * k2 + c3 * k3)
+                tM[i] += (a0 * abs(k0) + a1 * abs(k1)) + (a2 * abs(k2) + a3 * abs(k3))
+            q += 4
+        for p in range(q, last):
+            j = S[p]
+            cj, aj, row = c[j], abs(c[j]), K[j]
+            for i in range(n):
+                tf[i] += cj * row[i]
+                tM[i] += aj * abs(row[i])
+        for i in range(n):
+            f[i] += tf[i]
+            M[i] += tM[i]
+
+
+#: rows summed apart before they join ``support_products``' totals
+SUPPORT_BLOCK = 32
+
+
 # ---------------------------------------------------------------- locality (locality.py)
 @njit(cache=True, nogil=True)
 def kept_runs(K, chunk_of, n_chunks, chunk, tau, n):

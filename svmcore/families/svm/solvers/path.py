@@ -82,7 +82,7 @@ from scipy.linalg import LinAlgWarning, lu_factor, lu_solve
 from ....cancel import CHECK_EVERY, Cancelled
 from ....cancel import check as check_cancel
 from ._common import (BOUND_RTOL, NEAR_SOLUTION, DualSolution, decision_values, finish_dual,
-                      intercept_from_bounds, kkt_residual, rounding_floor)
+                      floor_of, intercept_from_bounds, kkt_residual, rounding_floor)
 from .elbow import ExplicitInverse, SchurInverse, affinely_independent, pivots_in_order
 from .locality import blocks_for
 from .qp import solve_cvxopt
@@ -183,6 +183,7 @@ class _Path:
         self._dx = None                 # direction A⁻¹[0; y_E] (elbow order) kept up to date, or None
         self._carry = None              # refinement's last correction: (α_0 part, E, β_E part)
         self.park_bound = np.full(n, np.inf)    # ≥ a parked point's squared distance to the hull
+        self.compiled = compiled
         if compiled:                    # the compiled loop borders an explicit inverse cheaply
             self.SCHUR_FROM = COMPILED_SCHUR_FROM
 
@@ -654,10 +655,7 @@ class _Path:
             if x is not None:
                 alpha[self.E] = y[self.E] * x[1:]
                 b = float(x[0]) / s
-            c = y * alpha / s
-            f = self.K @ c + b                                   # as ``decision_values``
-            # rounding level of f = K c + b: no solver in this parameterization does better
-            floor = rounding_floor(self.K, y, alpha, s / (2.0 * self.n), b, abs_K=self.abs_K)
+            f, floor = self._f_and_floor(alpha, s, b)
             res = kkt_residual(y, f, alpha, self.upper, scale=min(1.0, s))
             if best is None or res < best[0]:
                 best = (res, alpha, b, f, floor)
@@ -678,6 +676,23 @@ class _Path:
         res, alpha, b, f, floor = best
         return DualSolution(float(lam), alpha, float(b), f, "path", self.n_events, res, True,
                             {"kkt_floor": floor})
+
+    def _f_and_floor(self, alpha, s, b):
+        """f = K c + b (as ``decision_values``), c = y α / s, and its rounding floor
+        (``rounding_floor``: no solver in this parameterization does better). With the compiled
+        loop (from ``COMPILED_FROM_N`` points) both from one pass over the rows of K where
+        c ≠ 0 (``_events.support_products``; on the paper grid 20–70 % of the points), else
+        from two BLAS products over all of K."""
+        c = self.y * alpha / s
+        if not self.compiled:
+            f = self.K @ c + b
+            return f, rounding_floor(self.K, self.y, alpha, s / (2.0 * self.n), b,
+                                     abs_K=self.abs_K)
+        from ._events import support_products
+
+        f, M = np.empty(self.n), np.empty(self.n)
+        support_products(self.K, c, np.flatnonzero(c), f, M)
+        return f + b, floor_of(float(M.max(initial=0.0)), b)
 
     def repair_at(self, s_req, lam, tol, res0, rounds=20):
         """Move the state to s_req and correct its partition there (active-set rounds): elbow α
