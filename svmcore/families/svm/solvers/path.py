@@ -96,13 +96,18 @@ from .working_set import solve_working_set
 #: once): paid back by columns of seconds, not by the app's default view (bench/scale.py --ab)
 COMPILED_FROM_N = 1000
 #: with the compiled loop, the explicit inverse (bordered and downdated in the loop) serves elbows
-#: below this size, the block-LU inverse of the numpy code larger ones. Above it the explicit
-#: inverse's rebuilds (an inversion, |E|³, after every |E| changes or a direction that missed)
-#: and its numpy-side events cost more than the loop saves. n = 5000, one process: σ = 2^-2.5
-#: 148.5 s with 1,500 (271 inversions, 29 s), 112.5 s with 1,000, 108.6 s numpy code only;
-#: σ = 2^-3 127.7 s with 1,500, 121.9 s with 1,000. n = 2000 (elbows up to ~1,000): the same
-#: within this machine's noise, 8.6–9.3 s for log2 σ = −3 … −2 either way
-COMPILED_SCHUR_FROM = 1000
+#: below this size, the block-LU inverse of the numpy code larger ones (from here factored,
+#: ``_Path.FACTORED_FROM``). Above it the explicit inverse's rebuilds (an inversion, |E|³, after
+#: every |E| changes or a direction that missed) cost more than the loop saves: n = 10,000,
+#: σ = 2^-2.5 695.5 s with 2,000 against 614.9 s with 1,500. Below it the loop wins since its
+#: direction is checked off the rates and refined from them (the sixteenth session, one process
+#: each, two at once): n = 10,000, σ = 2^-2 452.0 s with 1,500 against 549.2 s with 1,000,
+#: σ = 2^-2.5 614.9 s against 641.4 s; n = 5000, σ = 2^-2.5 61.5 s (1,600) against 71.1 s
+#: (1,300) and 88.8 s (1,000); n = 2000, σ = 2^-3 (elbows to 998 points, 149 events at the old
+#: limit went to the numpy code) 1.50 s against 1.92 s. (The fifth session measured the
+#: opposite, n = 5000, σ = 2^-2.5 148.5 s with 1,500 against 112.5 s with 1,000, before the
+#: loop checked its directions off the rates.)
+COMPILED_SCHUR_FROM = 1500
 
 _R, _L, _E, _P = 0, 1, 2, 3          # status codes: right (α=0), left (α=L), elbow, parked
 _SGN = np.array([-1.0, 1.0, 0.0, 0.0])   # direction in which a non-elbow point meets the margin
@@ -125,7 +130,7 @@ class _Path:
     SCHUR_FROM = 500
     #: elbow size from which a direction is accepted at ``DIRECTION_RTOL`` (its first answer's
     #: residual is 1e-13 … 1e-11 there); below it at 1e-12. The numpy code ties this to the block-LU
-    #: inverse (``SCHUR_FROM``); the compiled loop, whose inverse is explicit to 1,000 points, uses it
+    #: inverse (``SCHUR_FROM``); the compiled loop, whose inverse is explicit to 1,500 points, uses it
     #: as such (n = 2000, σ = 2^-3: 4.97 s → 3.2 s a column with the residual read off dh)
     LARGE_FROM = 500
     #: block-LU rebuilds by merging (``refactor(merge=True)``) between two fresh inversions
