@@ -69,7 +69,7 @@ def test_twins_end_in_an_exact_answer_or_none():
 def test_the_start_takes_the_homotopy_before_a_working_set(monkeypatch):
     """wahba2d, n = 800, σ = 2^-1.5: the path's start is the homotopy's answer from SMO at 1e-5
     (no working set, no second SMO), and the path's answers equal LIBSVM's at tol 1e-11."""
-    data, K, lams = _start_problem()
+    data, K, lams = _start_problem(monkeypatch)
     n = len(data.y)
     tols, starts = _smo_tolerances(monkeypatch), []
     real_h = P._start_by_homotopy
@@ -89,7 +89,7 @@ def test_the_start_takes_the_homotopy_before_a_working_set(monkeypatch):
 def test_a_cancel_inside_the_start_is_not_a_cvxopt_start(monkeypatch):
     """A sweep's cancel raised while the start runs ends the column (``Cancelled``); the start's
     catch-all for solver failures does not turn it into a cvxopt solve."""
-    data, K, lams = _start_problem()
+    data, K, lams = _start_problem(monkeypatch)
 
     def cancelled(*a, **k):
         raise Cancelled()

@@ -660,10 +660,17 @@ def test_a_start_finish_dual_cannot_fix_is_taken_from_a_tight_smo(monkeypatch):
         assert np.max(np.abs(sol.f - ref.f)) <= RTOL * np.max(np.abs(ref.f))
 
 
-def _start_problem():
+def _start_problem(monkeypatch=None):
     """wahba2d, n = 800, σ = 2^-1.5, log2(nλ) = 1 and −1: LIBSVM's answer at 1e-5 at the top λ
-    cannot be finished exactly (167 free points, residual 5e-6): (data, K, lams)."""
+    cannot be finished exactly (167 free points, residual 5e-6): (data, K, lams). With
+    ``monkeypatch``, the path starts at that top λ (s = 4): ``POINTWISE_ABOVE_S`` raised to it
+    (above the default s = 2 that λ would be solved on its own, by the same start, and the path
+    would start again at the next)."""
     from svmcore.datasets.simulations import make_wahba2d
+    from svmcore.families.svm.solvers import path as P
+
+    if monkeypatch is not None:
+        monkeypatch.setattr(P, "POINTWISE_ABOVE_S", 4.0)
 
     n = 800
     data = make_wahba2d(n, 0)
@@ -705,7 +712,7 @@ def test_a_start_smo_cannot_finish_is_repaired_before_a_tighter_smo(monkeypatch,
     from svmcore.families.svm.solvers import libsvm
     from svmcore.families.svm.solvers import path as P
 
-    data, K, lams = _start_problem()
+    data, K, lams = _start_problem(monkeypatch)
     n = len(data.y)
     tols, repairs = [], []
     real_smo, real_ws = libsvm.solve_libsvm, P.solve_working_set
@@ -746,7 +753,7 @@ def test_the_first_start_repair_is_asked_for_the_early_bar_not_the_paths_toleran
     the bar, without SMO at 1e-7; the answers equal LIBSVM's at tol 1e-11."""
     from svmcore.families.svm.solvers import path as P
 
-    data, K, lams = _start_problem()
+    data, K, lams = _start_problem(monkeypatch)
     real_ws = P.solve_working_set
     asked, tols = [], _smo_tolerances(monkeypatch)
 
@@ -776,7 +783,7 @@ def test_the_start_repair_stops_its_sub_problems_at_a_relative_gap(monkeypatch):
     from svmcore.families.svm.solvers import path as P
     from svmcore.families.svm.solvers import working_set as WS
 
-    data, K, lams = _start_problem()
+    data, K, lams = _start_problem(monkeypatch)
     bands, real_finish = [], P.finish_dual
     monkeypatch.setattr(P, "finish_dual", lambda *a, **k: bands.append(k.get("band_start", True))
                         or real_finish(*a, **k))

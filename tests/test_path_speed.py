@@ -57,6 +57,42 @@ def test_tiny_lambda_request_starts_where_smo_is_easy(monkeypatch):
         assert o_p - o_r <= max(1e-6 * o_r, upper.mean() * sol.kkt_residual)
 
 
+def test_lambdas_above_the_paper_grids_top_are_answered_one_by_one(monkeypatch):
+    """The app's default λ reach log2(nλ) = 8 (s = 2nλ = 512). Each requested λ above
+    s = POINTWISE_ABOVE_S is solved on its own by the start's solver (LIBSVM, then an exact
+    finish), and the path starts at the largest λ at or below it; every answer is cvxopt's, and
+    those above are marked ``pointwise``."""
+    from svmcore.families.svm.solvers import path as P
+
+    data = make_wahba2d(150, 3)
+    X, y = data.X, data.y
+    upper = class_weights_from_costs(y, 1.0, 2.0).upper_bounds(y)
+    K = gaussian_gram(X, sigma=0.5)
+    n = len(y)
+    seen = []
+    real = libsvm.solve_libsvm
+
+    def spy(K, y, upper, lam, **kw):
+        seen.append(round(float(np.log2(2 * n * lam)), 9))
+        return real(K, y, upper, lam, **kw)
+
+    monkeypatch.setattr(libsvm, "solve_libsvm", spy)
+    log2_nlam = np.array([-4.0, 8.0, 0.0, 4.0, 2.0, 6.0, -2.0])     # any order
+    sols = solve_path(K, y, upper, 2.0 ** log2_nlam / n)
+    above = 1 + log2_nlam > np.log2(START_S)                        # s = 2^(1 + log2 nλ)
+    assert sorted(set(seen)) == sorted((1 + log2_nlam[above]).tolist() + [1.0])
+    assert P.POINTWISE_ABOVE_S == START_S == 2.0
+    assert seen[-1] == 1.0                                          # the path's start: s = 2
+    for sol, up in zip(sols, above):
+        assert sol.solver == "path" and sol.info.get("pointwise", False) == up
+        assert sol.info["start"] == "libsvm" and sol.info["fallbacks"] == 0
+        ref = solve_cvxopt(K, y, upper, sol.lam)
+        o_p, o_r = _objective(K, y, upper, sol), _objective(K, y, upper, ref)
+        assert sol.kkt_residual <= max(1e-8, sol.info["kkt_floor"])
+        assert o_p - o_r <= max(1e-6 * o_r, upper.mean() * sol.kkt_residual)
+        assert abs(o_p - o_r) <= 1e-6 * o_r
+
+
 def test_merged_block_inverse_is_the_inverse(random_elbow):
     """Random enter/leave sequences on a block-LU elbow inverse: folding its changes into a new
     base (``SchurInverse.merged``, no inversion) gives numpy's inverse of the current bordered
