@@ -5,7 +5,11 @@ Writes ``svmcore/data/rates.json``, the app's and the CLI's starting point for t
 
 * path: seconds per σ column, on the app's default grid (log2 nλ −20…8 step 2, log2 σ −3…3 step 1),
   at n = 100 … 1600 with 1000 among them: from 1,000 points the path crosses its events in the
-  compiled loop (``COMPILED_FROM_N``), so the cost per column steps down there;
+  compiled loop (``COMPILED_FROM_N``), so the cost per column steps down there. The in-sample
+  workload also at n = 3000, 5000 and 10,000 (``--insample-ns``, about 45 minutes): the cost per
+  column does not follow one power of n from 1,600 points (elbows pass the compiled loop's
+  explicit inverse; n^3.7 from 3000 to 5000, n^2.9 from 5000 to 10,000), and extrapolating
+  from 1,600 estimated the n = 10,000 paper grid at twice its measured time (sixteenth session);
 * cvxopt and LIBSVM: seconds per grid point at each log2 nλ of −20…8 step 4 (one λ at a time,
   log2 σ −2…2 step 1: five columns, so that the run's fixed cost is spread as in a real grid),
   since their work grows steeply as λ falls. Exact LOO with them is measured at n = 100 only
@@ -71,10 +75,22 @@ def measure(book, solver, crit, n) -> float:
     return total
 
 
+def _sizes(args, solver, workload_name) -> list[int]:
+    """The n at which one solver's workload is measured (``--ns``, ``--loo-ns``, ``--insample-ns``)."""
+    if workload_name == "loo" and solver not in COLUMN_SOLVERS:
+        return [int(v) for v in args.loo_ns.split(",")]
+    ns = [int(v) for v in args.ns.split(",")]
+    if workload_name == "insample" and solver in COLUMN_SOLVERS:
+        ns += [int(v) for v in args.insample_ns.split(",") if v]
+    return ns
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--ns", default="100,200,400,800,1000,1600")
     ap.add_argument("--solvers", default="path,cvxopt,libsvm")
+    ap.add_argument("--insample-ns", default="3000,5000,10000",
+                    help="larger n at which the column solvers' in-sample workload is also measured")
     ap.add_argument("--budget", type=float, default=60.0, help="skip larger n once one run takes longer")
     ap.add_argument("--loo-ns", default="100", help="n of the pointwise solvers' exact-LOO rates")
     ap.add_argument("--keep", default="", help="solvers whose records in --out are kept as they are")
@@ -88,12 +104,12 @@ def main(argv=None) -> None:
         old = RateBook.from_records(old_file["records"])
         book.records = [r for r in old.records if r["solver"] in keep]
         calibration = {k: v for k, v in old_file.get("calibration", {}).items() if k in keep}
+    large = {int(v) for v in args.insample_ns.split(",") if v}
     compile_event_loop()         # the path's compiled loop (from 1,000 points) loaded before timing
     for solver in (v for v in args.solvers.split(",") if v not in keep):
         for name, crit in WORKLOADS.items():
-            pointwise_loo = name == "loo" and solver not in COLUMN_SOLVERS
-            for n in map(int, (args.loo_ns if pointwise_loo else args.ns).split(",")):
-                if measure(book, solver, crit, n) > args.budget:
+            for n in _sizes(args, solver, name):     # (--insample-ns are measured regardless)
+                if measure(book, solver, crit, n) > args.budget and n not in large:
                     break
         calibration[solver] = reference_seconds(solver, repeats=5)
         print(f"{solver:7s} reference problem: {calibration[solver]:.4f} s", flush=True)

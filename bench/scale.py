@@ -8,7 +8,10 @@ For each n it prints, measured in the same process:
 * 338 × LIBSVM: 338 times the median time of one central fit, sklearn ``SVC(C=0.5, gamma=0.5)``
   on the same data (the cost of the grid if every point were that easy a LIBSVM fit);
 * their ratio (path / 338 × LIBSVM), the events, the largest KKT residual, and the process's
-  peak resident memory (``ru_maxrss``) with the size of one Gram matrix.
+  peak resident memory (``ru_maxrss``) with the size of one Gram matrix;
+* the app's estimate of the grid (``svmcore.timing.sweep_estimate``: the build machine's rates,
+  ``svmcore/data/rates.json``, scaled to this machine; on K workers ceil(13 / K) columns' worth,
+  as ``timing.on_workers`` prices it) and measured ÷ estimated (goal: within [0.5, 2]).
 
 The solver is called below the spec (no MAX_ROWS). Run with OPENBLAS_NUM_THREADS=1 for the
 one-core figure. ``--jobs 2`` also times the σ columns on two worker processes (loky, as the
@@ -40,6 +43,8 @@ import resource
 import sys
 import time
 
+import math
+
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -49,6 +54,8 @@ from svmcore.families.svm.solvers import path as path_module  # noqa: E402
 from svmcore.families.svm.solvers.locality import locality_order  # noqa: E402
 from svmcore.families.svm.solvers.path import solve_path  # noqa: E402
 from svmcore.kernels import gaussian_gram  # noqa: E402
+from svmcore.spec import DataSpec, make_spec  # noqa: E402
+from svmcore.timing import sweep_estimate  # noqa: E402
 
 LOG2_NLAM = np.arange(-25, 1, dtype=float)
 LOG2_SIGMA = np.arange(-3.0, 3.01, 0.5)
@@ -136,10 +143,22 @@ def locality_ab(X, y, verbose=False, pairs=2):
             for _ in range(pairs)]
 
 
-def _row(n, seconds, libsvm_seconds, events, worst, rss, note=""):
-    """One line of the table: the grid's seconds against 338 × LIBSVM's, and what it found."""
+def app_estimate(n, seed, workers=1):
+    """The app's estimate of the paper grid's seconds at n (``sweep_estimate``, in-sample criteria,
+    no growth) on ``workers`` processes: each runs ceil(13 / workers) columns (``on_workers``)."""
+    spec = make_spec("svm", data=DataSpec("simulation", "wahba2d", n=n, seed=seed),
+                     log2_nlambda="-25:0:1", log2_sigma="-3:3:0.5")
+    est = sweep_estimate(spec, n)
+    cols = LOG2_SIGMA.size
+    return None if est is None else est.total * math.ceil(cols / workers) / cols
+
+
+def _row(n, seconds, libsvm_seconds, events, worst, rss, estimate=None, note=""):
+    """One line of the table: the grid's seconds against 338 × LIBSVM's, what it found, and
+    against the app's estimate."""
+    est = "-" if estimate is None else f"{estimate:.1f} ({seconds / estimate:.2f})"
     print(f"{n:6d} {seconds:9.2f} {libsvm_seconds:14.2f} {seconds / libsvm_seconds:7.2f} {events:8d} "
-          f"{worst:9.2e} {rss:13.0f} {8 * n * n / 2**20:9.0f}" + (f"   {note}" if note else ""),
+          f"{worst:9.2e} {rss:13.0f} {8 * n * n / 2**20:9.0f} {est:>18}" + (f"   {note}" if note else ""),
           flush=True)
 
 
@@ -163,14 +182,14 @@ def main(argv=None):
     sizes = [int(v) for v in args.sizes.split(",") if v] + ([10_000] if args.big else [])
     cells = LOG2_NLAM.size * LOG2_SIGMA.size
     print(f"{'n':>6} {'path s':>9} {f'{cells}×LIBSVM s':>14} {'ratio':>7} {'events':>8} "
-          f"{'max KKT':>9} {'peak RSS MiB':>13} {'Gram MiB':>9}")
+          f"{'max KKT':>9} {'peak RSS MiB':>13} {'Gram MiB':>9} {'app est. s (ratio)':>18}")
     for n in sizes:
         data = make_wahba2d(n, args.seed)
         lib = central_fit_seconds(data.X, data.y)
         if not (args.workers_only and args.jobs > 1):
             t, events, worst = path_grid(data.X, data.y, args.verbose)
             rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-            _row(n, t, cells * lib, events, worst, rss)
+            _row(n, t, cells * lib, events, worst, rss, app_estimate(n, args.seed))
         if args.ab:
             (t0, ev0, w0), (t1, ev1, w1) = compiled_ab(data.X, data.y, args.verbose)
             print(f"{n:6d} numpy only {t0:.2f} s ({ev0} events, max KKT {w0:.1e}); compiled loop "
@@ -181,11 +200,12 @@ def main(argv=None):
                       f"it {t1:.2f} s ({ev1} events, max KKT {w1:.1e}); ratio {t1 / t0:.3f}", flush=True)
         if args.jobs > 1:
             tp, ev, w, wrss, cols = parallel_grid(data.X, data.y, args.jobs, args.verbose)
-            _row(n, tp, cells * lib, ev, w, wrss, f"({args.jobs} workers, wall; peak RSS of the "
+            est = app_estimate(n, args.seed, args.jobs)
+            _row(n, tp, cells * lib, ev, w, wrss, est, f"({args.jobs} workers, wall; peak RSS of the "
                  f"largest worker; the columns' own seconds add up to {cols:.1f} s)")
             for _ in range(args.running):
                 tp, ev, w, wrss, cols = parallel_grid(data.X, data.y, args.jobs, args.verbose)
-                _row(n, tp, cells * lib, ev, w, wrss,
+                _row(n, tp, cells * lib, ev, w, wrss, est,
                      f"(the same {args.jobs} workers, running; columns {cols:.1f} s)")
 
 

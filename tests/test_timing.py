@@ -58,6 +58,20 @@ def test_baseline_rates_were_measured_here():
             book.grid_seconds(solver, "insample", 100, [8], 1) > 0
 
 
+def test_the_largest_training_set_is_priced_from_a_measurement():
+    """The path's in-sample rate is measured up to the largest training set the app and the CLI
+    take (``spec.MAX_ROWS``), so its estimate is read between measurements, not extrapolated from
+    small n (from 1,600 points the cost per column followed n^3.1, then n^3.7 to 5000, then n^2.9
+    to 10,000: extrapolated, the n = 10,000 paper grid was estimated at twice its time); and the
+    rate grows with n over the measured range."""
+    from svmcore.spec import MAX_ROWS
+
+    rates = RateBook.baseline(calibrate=False)._rates("path", "insample", "column")
+    assert max(rates) >= MAX_ROWS
+    ns = sorted(n for n in rates if n >= 1000)       # (the compiled loop starts at 1,000)
+    assert len(ns) >= 4 and all(rates[a] < rates[b] for a, b in zip(ns, ns[1:]))
+
+
 def test_path_rates_are_per_column_whatever_the_number_of_lambdas():
     """The path answers every λ of a column from one path: its estimate is seconds per column
     times the columns, the same for 3 or 30 λ."""
@@ -133,8 +147,9 @@ def test_build_rates_are_read_scaled_by_this_machines_speed_per_solver(monkeypat
         assert book.grid_seconds(solver, "insample", 300, [-12, -6, 0, 6], 3) == \
             pytest.approx(factor * raw.grid_seconds(solver, "insample", 300, [-12, -6, 0, 6], 3), rel=1e-12)
     assert book.speed == {"path": pytest.approx(2.0), "libsvm": pytest.approx(0.5), "cvxopt": None}
-    book.add("path", "insample", 5000, 4, 28.0, per="column")         # measured here: 7 s a column
-    assert book.seconds_per_column("path", "insample", 5000) == pytest.approx(7.0)
+    assert 7000 not in raw._rates("path", "insample", "column")      # (a size not shipped)
+    book.add("path", "insample", 7000, 4, 28.0, per="column")         # measured here: 7 s a column
+    assert book.seconds_per_column("path", "insample", 7000) == pytest.approx(7.0)
 
 
 def test_each_reference_problem_is_timed_and_stored_with_the_rates():

@@ -9,22 +9,22 @@ Notation (docs/svm.md). s = 2nλ is HRTZ's λ_H, α_i ∈ [0, L(y_i)] is the dua
 * right R: y_i f_i ≥ 1, α_i = 0.
 
 While the sets do not change, the elbow equations ``α_0 + K_EE β_E = s y_E − K_E,F β_F`` and
-``1'β_E = −1'β_F`` (F = every point outside E, its α fixed) make (α_0, β_E) affine in s, and so
-is h on every point (HRTZ 2004 §3, eq. 19–22). The path is followed downwards in s from an exact
+``1'β_E = −1'β_F`` (F = every point outside E, its α fixed) make (α_0, β_E) affine in s, and so is
+h on every point (HRTZ 2004 §3, eq. 19–22). The path is followed downwards in s from an exact
 solution at the largest requested λ (at s = ``START_S`` when that λ is so small that SMO would be
 slow, ``SMO_EASY_S``; requested λ above s = ``POINTWISE_ABOVE_S`` are each solved on their own,
-where that is cheaper than the path's events, and the path starts below them); the next breakpoint is the first s at which an elbow α reaches
-0 or L(y_i) or a left/right point reaches y f = 1 (HRTZ §3.2). The inverse of the bordered elbow
-matrix ``[[0, 1'], [1, K_EE]]`` is maintained as points enter and leave — explicitly with rank-one
-updates for small elbows, as a fixed base inverse plus a Schur complement of the changes (block LU)
-for large ones — and rebuilt from time to time (large elbows: by folding the changes into a new
-base with matrix products, ``SchurInverse.merged``, and from scratch every ``MERGES + 1``-th time;
-from ``FACTORED_FROM`` points the base is held as LU factors and refactored each time).
-The segment's direction A⁻¹[0; y_E] is carried through the same bordering/downdating (small
-elbows) and accepted after one residual check; large elbows refine it against A and pass over
-their kernel rows once, for dh. Given the points' order (``point_order``), the elbow's kernel
-rows are held in it and those passes read only the runs of entries above rounding
-(``locality.py``; narrow kernels).
+where that is cheaper than the path's events, and the path starts below them); the next breakpoint
+is the first s at which an elbow α reaches 0 or L(y_i) or a left/right point reaches y f = 1 (HRTZ
+§3.2). The inverse of the bordered elbow matrix ``[[0, 1'], [1, K_EE]]`` is maintained as points
+enter and leave — explicitly with rank-one updates for small elbows, as a fixed base inverse plus a
+Schur complement of the changes (block LU) for large ones — and rebuilt from time to time (large
+elbows: by folding the changes into a new base with matrix products, ``SchurInverse.merged``, and
+from scratch every ``MERGES + 1``-th time; from ``FACTORED_FROM`` points the base is held as LU
+factors and refactored each time). The segment's direction A⁻¹[0; y_E] is carried through the same
+bordering/downdating (small elbows) and accepted after one residual check; large elbows refine it
+against A and pass over their kernel rows once, for dh. Given the points' order (``point_order``),
+the elbow's kernel rows are held in it and those passes read only the runs of entries above
+rounding (``locality.py``; narrow kernels).
 
 Degenerate cases:
 
