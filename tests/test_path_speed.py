@@ -25,26 +25,31 @@ def _objective(K, y, upper, sol):
     return float(np.mean(upper * np.maximum(0.0, 1.0 - y * sol.f)) + sol.lam * c @ K @ c)
 
 
-def test_tiny_lambda_request_starts_where_smo_is_easy(monkeypatch):
-    """A request whose largest λ is tiny (grid growth asks for log2(nλ) = −28 … −22 alone) starts
-    LIBSVM at s = 2nλ = START_S, where SMO is cheap, and follows the path down; its answers are
-    cvxopt's (the C_B = 4.5 view of the app: σ = 2, where SMO at C ~ 1e7 took seconds)."""
-    data = make_wahba2d(120, 0)
-    X, y = data.X, data.y
-    upper = class_weights_from_costs(y, 1.0, 4.5).upper_bounds(y)
-    K = gaussian_gram(X, sigma=2.0)
-    n = len(y)
+def _problem_and_libsvm_calls(monkeypatch, n, seed, cost_b, sigma):
+    """wahba2d (X, y), its upper bounds at costs (1, ``cost_b``), its Gaussian Gram matrix, and the
+    list that receives s = 2nλ of every LIBSVM call from then on."""
+    data = make_wahba2d(n, seed)
+    upper = class_weights_from_costs(data.y, 1.0, cost_b).upper_bounds(data.y)
     seen = []
     real = libsvm.solve_libsvm
 
     def spy(K, y, upper, lam, **kw):
-        seen.append(lam)
+        seen.append(2 * len(y) * lam)
         return real(K, y, upper, lam, **kw)
 
     monkeypatch.setattr(libsvm, "solve_libsvm", spy)
+    return data.y, upper, gaussian_gram(data.X, sigma=sigma), seen
+
+
+def test_tiny_lambda_request_starts_where_smo_is_easy(monkeypatch):
+    """A request whose largest λ is tiny (grid growth asks for log2(nλ) = −28 … −22 alone) starts
+    LIBSVM at s = 2nλ = START_S, where SMO is cheap, and follows the path down; its answers are
+    cvxopt's (the C_B = 4.5 view of the app: σ = 2, where SMO at C ~ 1e7 took seconds)."""
+    y, upper, K, seen = _problem_and_libsvm_calls(monkeypatch, 120, 0, 4.5, 2.0)
+    n = len(y)
     lams = 2.0 ** np.arange(-28.0, -21.0, 2.0) / n
     sols = solve_path(K, y, upper, lams)
-    assert seen == [START_S / (2 * n)]
+    assert seen == [pytest.approx(START_S, rel=1e-12)]
     assert sols[0].info["start"] == "libsvm" and sols[0].info["fallbacks"] == 0
     for sol in sols:
         ref = solve_cvxopt(K, y, upper, sol.lam)
@@ -64,22 +69,12 @@ def test_lambdas_above_the_paper_grids_top_are_answered_one_by_one(monkeypatch):
     those above are marked ``pointwise``."""
     from svmcore.families.svm.solvers import path as P
 
-    data = make_wahba2d(150, 3)
-    X, y = data.X, data.y
-    upper = class_weights_from_costs(y, 1.0, 2.0).upper_bounds(y)
-    K = gaussian_gram(X, sigma=0.5)
+    y, upper, K, seen = _problem_and_libsvm_calls(monkeypatch, 150, 3, 2.0, 0.5)
     n = len(y)
-    seen = []
-    real = libsvm.solve_libsvm
-
-    def spy(K, y, upper, lam, **kw):
-        seen.append(round(float(np.log2(2 * n * lam)), 9))
-        return real(K, y, upper, lam, **kw)
-
-    monkeypatch.setattr(libsvm, "solve_libsvm", spy)
     log2_nlam = np.array([-4.0, 8.0, 0.0, 4.0, 2.0, 6.0, -2.0])     # any order
     sols = solve_path(K, y, upper, 2.0 ** log2_nlam / n)
     above = 1 + log2_nlam > np.log2(START_S)                        # s = 2^(1 + log2 nλ)
+    seen = [round(float(np.log2(s)), 9) for s in seen]
     assert sorted(set(seen)) == sorted((1 + log2_nlam[above]).tolist() + [1.0])
     assert P.POINTWISE_ABOVE_S == START_S == 2.0
     assert seen[-1] == 1.0                                          # the path's start: s = 2
