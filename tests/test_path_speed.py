@@ -26,15 +26,15 @@ def _objective(K, y, upper, sol):
 
 
 def _problem_and_libsvm_calls(monkeypatch, n, seed, cost_b, sigma):
-    """wahba2d (X, y), its upper bounds at costs (1, ``cost_b``), its Gaussian Gram matrix, and the
-    list that receives s = 2nλ of every LIBSVM call from then on."""
+    """wahba2d's labels y, their upper bounds at costs (1, ``cost_b``), the Gaussian Gram matrix, and
+    the list that receives λ of every LIBSVM call from then on."""
     data = make_wahba2d(n, seed)
     upper = class_weights_from_costs(data.y, 1.0, cost_b).upper_bounds(data.y)
     seen = []
     real = libsvm.solve_libsvm
 
     def spy(K, y, upper, lam, **kw):
-        seen.append(2 * len(y) * lam)
+        seen.append(lam)
         return real(K, y, upper, lam, **kw)
 
     monkeypatch.setattr(libsvm, "solve_libsvm", spy)
@@ -49,7 +49,7 @@ def test_tiny_lambda_request_starts_where_smo_is_easy(monkeypatch):
     n = len(y)
     lams = 2.0 ** np.arange(-28.0, -21.0, 2.0) / n
     sols = solve_path(K, y, upper, lams)
-    assert seen == [pytest.approx(START_S, rel=1e-12)]
+    assert seen == [START_S / (2 * n)]
     assert sols[0].info["start"] == "libsvm" and sols[0].info["fallbacks"] == 0
     for sol in sols:
         ref = solve_cvxopt(K, y, upper, sol.lam)
@@ -74,7 +74,7 @@ def test_lambdas_above_the_paper_grids_top_are_answered_one_by_one(monkeypatch):
     log2_nlam = np.array([-4.0, 8.0, 0.0, 4.0, 2.0, 6.0, -2.0])     # any order
     sols = solve_path(K, y, upper, 2.0 ** log2_nlam / n)
     above = 1 + log2_nlam > np.log2(START_S)                        # s = 2^(1 + log2 nλ)
-    seen = [round(float(np.log2(s)), 9) for s in seen]
+    seen = [round(float(np.log2(2 * n * lam)), 9) for lam in seen]
     assert sorted(set(seen)) == sorted((1 + log2_nlam[above]).tolist() + [1.0])
     assert P.POINTWISE_ABOVE_S == START_S == 2.0
     assert seen[-1] == 1.0                                          # the path's start: s = 2

@@ -1165,7 +1165,7 @@ def _report(run):
     """The answers in the input order, with the call's counters in ``info``."""
     for sol in run.out:
         sol.info.setdefault("repaired", False)
-        sol.info["start"] = run.start_kind
+        sol.info["start"] = run.start_kind        # (known only once the path has started)
         sol.info["repairs"] = run.repairs
         sol.info["working_set_repairs"] = run.ws_repairs
         sol.info["fallbacks"] = run.fallbacks
@@ -1229,7 +1229,7 @@ def _answer_segment(run, seg):
     P = run.path
     while run.k < run.s_req.size and seg.s - run.s_req[run.k] <= seg.t:
         sol = P.solution_at(run.s_req[run.k], run.lam, run.kkt_tol)
-        sol.info.update(fallback=False, start=run.start_kind)
+        sol.info.update(fallback=False)
         ok = (sol.kkt_residual <= max(run.kkt_tol, sol.info["kkt_floor"])
               and np.all(np.isfinite(sol.f)))
         if not ok and run.fallback and _repaired(run, sol):
@@ -1448,7 +1448,7 @@ def _repair_on_path(run, sol):
     if fin is None:
         return None
     run.repairs += 1
-    fin.info.update(fallback=False, repaired=True, start=run.start_kind)
+    fin.info.update(fallback=False, repaired=True)
     run.record(fin)
     return fin
 
@@ -1623,7 +1623,7 @@ def _record_answer(run, ref, reason, kind, **info):
                        ref.kkt_residual, ref.polished,
                        {"fallback": kind == "cvxopt",
                         "repaired": kind in ("repaired", "working_set"),
-                        "start": run.start_kind, "error": reason, "kkt_floor": floor, **info})
+                        "error": reason, "kkt_floor": floor, **info})
     run.record(sol)
     return sol
 
@@ -1659,5 +1659,5 @@ def _answer_rest_as_is(run, reason):
         except Exception:                                         # noqa: BLE001
             sol = DualSolution(float(lam), np.full(n, np.nan), np.nan, np.full(n, np.nan),
                                "path", P.n_events)
-        sol.info.update(fallback=False, start=run.start_kind, error=reason)
+        sol.info.update(fallback=False, error=reason)
         run.out[run.order[kk]] = sol
