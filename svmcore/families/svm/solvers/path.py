@@ -764,16 +764,20 @@ class _Path:
         # have residuals of 1e-13 … 1e-11 (n = 1500, σ = 2^-3): 1e-11 spares most refinement
         # steps (bench/profile_path.py --compare-direction-rtol 1e-12)
         if m >= self.SCHUR_FROM and not self.stale:
-            # large elbows: refined against A (|E|² per check), then one pass over K_E for dh;
-            # solve_elbow itself when two steps miss. (Residuals read off dh, updated by a pass
-            # per step, drifted: at n = 5000, σ = 2^-2.5 46 % of the directions missed and fell
-            # through to solve_elbow, 364 s against 251 s for the column.)
+            # large elbows: the first answer checked against A (|E|² numbers) or off its rates
+            # (``_check_on_rates``), then refined; a refined answer is checked off its rates,
+            # A x = [Σ x_E; dh_E], from the one pass over K_E that an accepted direction needs
+            # anyway (n = 10,000, σ = 2^-2.5, where 55 % of the first answers miss: 0.95 of the
+            # time with a second check against A, side by side); solve_elbow itself when two
+            # steps miss. (Residuals read off dh *updated* by a pass per step drifted: at
+            # n = 5000, σ = 2^-2.5 46 % of the directions fell through to solve_elbow, 364 s
+            # against 251 s for the column.)
             A = self.A[:m + 1, :m + 1]
             raw = self.F.direction(self.y, rhs)
             x = raw + self._carried_correction()
             on_rates = self._check_on_rates()
             for step in range(3):
-                dh = self._rates(x) if on_rates else None
+                dh = self._rates(x) if on_rates or step else None
                 r = rhs - (A @ x if dh is None else np.r_[x[1:].sum(), dh[self.E]])
                 if np.abs(r).max() <= self.DIRECTION_RTOL * (1.0 + self.kscale * np.abs(x[1:]).max()):
                     self._carry = (x[0] - raw[0], self.E.copy(), x[1:] - raw[1:])
@@ -808,12 +812,13 @@ class _Path:
         return out
 
     def _check_on_rates(self) -> bool:
-        """Whether a large elbow's direction is checked off its rates, A x = [Σ x_E; dh_E] (one
-        pass, which the accepted direction needs anyway), instead of on A: when the blocks'
-        runs of the elbow's kernel rows hold fewer numbers than A's |E|². A miss then costs a
-        second pass instead of two products with A (n = 5000, σ = 2^-3, where 63 % of the first
-        directions miss: 67.6 s against 75.8 s for the column, side by side; σ = 2^-2.5, where
-        the runs hold more, is checked on A as before)."""
+        """Whether a large elbow's first direction is checked off its rates, A x = [Σ x_E; dh_E]
+        (one pass, which the accepted direction needs anyway), instead of on A: when the blocks'
+        runs of the elbow's kernel rows hold fewer numbers than A's |E|². Checked on A, every
+        direction costs a product with A besides its pass; checked off its rates, only one that
+        misses costs a second pass (n = 5000, σ = 2^-3, where 63 % of the first directions miss:
+        67.6 s against 75.8 s for the column, side by side; σ = 2^-2.5, where the runs hold
+        more, is checked on A as before)."""
         return self.blocks is not None and int(self.blocks.row_len[self.E].sum()) < self.m ** 2
 
     def empty_elbow_event(self):
