@@ -205,9 +205,12 @@ def test_large_elbow_direction_checks_a_refined_answer_off_its_rates(monkeypatch
     monkeypatch.setattr(P._Path, "direction", counted)
     lams = 2.0 ** np.array([-12.0, -1.0]) / len(data.y)
     solve_path(K, data.y, np.ones(len(data.y)), lams)
-    assert len(seen) > 30
-    assert all(products == 1 and passes == max(1, steps) for steps, passes, products in seen), seen
-    assert sum(steps == 1 for steps, _, _ in seen) >= 20, seen
+    # accepted within two steps (a direction that misses twice goes on to solve_elbow, whose
+    # own refinement is checked against A)
+    accepted = [(steps, passes, products) for steps, passes, products in seen if steps <= 2]
+    assert len(seen) > 30 and len(accepted) >= 0.9 * len(seen), seen
+    assert all(products == 1 and passes == max(1, steps) for steps, passes, products in accepted)
+    assert sum(steps == 1 for steps, _, _ in accepted) >= 20, seen
 
 
 def _cpu(fn):
