@@ -75,13 +75,14 @@ def measure(book, solver, crit, n) -> float:
     return total
 
 
-def _sizes(args, solver, workload_name) -> list[int]:
-    """The n at which one solver's workload is measured (``--ns``, ``--loo-ns``, ``--insample-ns``)."""
+def _sizes(args, solver, workload_name, large) -> list[int]:
+    """The n at which one solver's workload is measured (``--ns``, ``--loo-ns``, and ``large``:
+    ``--insample-ns``)."""
     if workload_name == "loo" and solver not in COLUMN_SOLVERS:
         return [int(v) for v in args.loo_ns.split(",")]
     ns = [int(v) for v in args.ns.split(",")]
     if workload_name == "insample" and solver in COLUMN_SOLVERS:
-        ns += [int(v) for v in args.insample_ns.split(",") if v]
+        ns += large
     return ns
 
 
@@ -104,11 +105,11 @@ def main(argv=None) -> None:
         old = RateBook.from_records(old_file["records"])
         book.records = [r for r in old.records if r["solver"] in keep]
         calibration = {k: v for k, v in old_file.get("calibration", {}).items() if k in keep}
-    large = {int(v) for v in args.insample_ns.split(",") if v}
+    large = [int(v) for v in args.insample_ns.split(",") if v]
     compile_event_loop()         # the path's compiled loop (from 1,000 points) loaded before timing
     for solver in (v for v in args.solvers.split(",") if v not in keep):
         for name, crit in WORKLOADS.items():
-            for n in _sizes(args, solver, name):     # (--insample-ns are measured regardless)
+            for n in _sizes(args, solver, name, large):   # (--insample-ns regardless of --budget)
                 if measure(book, solver, crit, n) > args.budget and n not in large:
                     break
         calibration[solver] = reference_seconds(solver, repeats=5)

@@ -38,12 +38,11 @@ Usage: python bench/scale.py [--sizes 500,2000,5000] [--big] [--seed 0] [--verbo
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import resource
 import sys
 import time
-
-import math
 
 import numpy as np
 

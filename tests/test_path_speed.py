@@ -84,7 +84,6 @@ def test_lambdas_above_the_paper_grids_top_are_answered_one_by_one(monkeypatch):
         ref = solve_cvxopt(K, y, upper, sol.lam)
         o_p, o_r = _objective(K, y, upper, sol), _objective(K, y, upper, ref)
         assert sol.kkt_residual <= max(1e-8, sol.info["kkt_floor"])
-        assert o_p - o_r <= max(1e-6 * o_r, upper.mean() * sol.kkt_residual)
         assert abs(o_p - o_r) <= 1e-6 * o_r
 
 
