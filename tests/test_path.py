@@ -280,6 +280,59 @@ def test_lu_inverse_is_numpys_inverse_in_c_order_and_refuses_a_singular_matrix()
         lu_inverse(A)
 
 
+def _count_dgetri(monkeypatch):
+    """A list that gains an entry at each LAPACK getri call (``lu_inverse``)."""
+    from scipy.linalg import lapack
+
+    used, original = [], lapack.dgetri
+    monkeypatch.setattr(lapack, "dgetri", lambda *a, **k: used.append(1) or original(*a, **k))
+    return used
+
+
+@pytest.mark.parametrize("points", [199, 200, 320])
+def test_bordered_inverse_by_getri_from_lu_inverse_from(monkeypatch, points):
+    """``invert_bordered`` below ``CHOLESKY_FROM``: LAPACK's getri (``lu_inverse``) from
+    ``LU_INVERSE_FROM`` (200) elbow points, ``np.linalg.inv`` below (bitwise); A⁻¹ to its
+    rounding level (cond·eps against numpy's inverse, |I − A B| no larger than numpy's
+    times 4) on an ill-conditioned elbow (near duplicates, cond ~1e11)."""
+    from svmcore.families.svm.solvers import elbow as EL
+
+    X, _ = _wahba(points, 5)
+    X[points // 2:] = X[:points - points // 2] + 1e-4
+    A = _bordered(gaussian_gram(X, sigma=0.5), np.arange(points))
+    used = _count_dgetri(monkeypatch)
+    B, ref = EL.invert_bordered(A), np.linalg.inv(A)
+    assert bool(used) == (points >= EL.LU_INVERSE_FROM == 200)
+    if not used:
+        np.testing.assert_array_equal(B, ref)
+        return
+    cond = np.linalg.cond(A)
+    assert cond > 1e9
+    assert np.max(np.abs(B - ref)) <= 1e-15 * cond * np.max(np.abs(ref))
+    eye = np.eye(points + 1)
+    assert np.max(np.abs(eye - A @ B)) <= 4 * np.max(np.abs(eye - A @ ref))
+
+
+@pytest.mark.parametrize("data", ["overlapping", "weighted", "duplicates"])
+def test_path_with_getri_inverses_gives_the_same_answers(monkeypatch, data):
+    """Every elbow inverted by getri (``LU_INVERSE_FROM`` lowered to 1, an inversion every 8
+    changes): cvxopt's answers, and those of numpy's inverses within 1e-9 of max |f|."""
+    from svmcore.families.svm.solvers import elbow as EL
+
+    X, y, upper = _dataset(data)
+    K = gaussian_gram(X, sigma=0.5)
+    lams = 2.0 ** np.array([-19.7, -13.1, -6.7, -1.2]) / len(y)
+    monkeypatch.setattr(EL.ExplicitInverse, "kmax", lambda self: 8)
+    by_numpy = solve_path(K, y, upper, lams)
+    monkeypatch.setattr(EL, "LU_INVERSE_FROM", 1)
+    used = _count_dgetri(monkeypatch)
+    sols, worst_f, worst_obj = _compare(K, y, upper, lams)
+    assert len(used) >= 5, len(used)
+    assert worst_f <= RTOL and worst_obj <= RTOL, (worst_f, worst_obj)
+    for a, b in zip(sols, by_numpy):
+        assert np.max(np.abs(a.f - b.f)) <= 1e-9 * np.max(np.abs(b.f))
+
+
 @pytest.mark.parametrize("schur_from", [500, 0])
 @pytest.mark.parametrize("data", ["overlapping", "weighted"])
 def test_path_with_cholesky_inverses_gives_the_same_answers(monkeypatch, data, schur_from):

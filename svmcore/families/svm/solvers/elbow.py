@@ -27,6 +27,9 @@ CHOLESKY_FROM = 500
 #: A⁻¹ by as much as LU's (max |I − A B| 0.6–1.7 times LU's; 10 times at worst); above, on the
 #: ill-conditioned elbows of wide kernels, by up to 400 times
 CHOLESKY_COND = 1e7
+#: elbows of at least this many points that are not inverted through Cholesky are inverted by
+#: LAPACK's getri (``lu_inverse``), smaller ones by ``np.linalg.inv`` (``invert_bordered``)
+LU_INVERSE_FROM = 200
 
 
 def invert_bordered(A_E):
@@ -38,12 +41,17 @@ def invert_bordered(A_E):
 
     about half the flops of an LU inversion (|E| = 2500, one thread: 0.31–0.51 s against 0.93 s).
     Only when (max L_ii / min L_ii)² ≤ ``CHOLESKY_COND``: on ill-conditioned K_EE the difference
-    G − g g'/c loses what LU on A keeps. Else LU (``lu_inverse`` from ``CHOLESKY_FROM`` points,
-    ``np.linalg.inv`` below), and the pseudo-inverse for an exactly singular A. Below that size
-    an inversion takes milliseconds, and on the ill-conditioned small elbows of wide kernels the
-    two LU inverses round differently enough to move the tail's route: with ``lu_inverse`` for
-    every elbow, wahba2d n = 2000 needed three working-set repairs instead of one (σ = 2^1 and
-    2^2.5) and took 1.035 of the time (A/B, 5 pairs), the narrow columns 0.91–0.96."""
+    G − g g'/c loses what LU on A keeps. Else LU (``lu_inverse`` from ``LU_INVERSE_FROM`` points,
+    ``np.linalg.inv`` below), and the pseudo-inverse for an exactly singular A. getri's
+    inversion takes 0.65 of numpy's time (|E| = 300 / 450: 2.25 / 6.35 ms against 3.45 /
+    9.48 ms, one thread), which the rebuilds of the n = 2000 paper grid's columns σ = 2^-2 and
+    2^-1.5 feel (their elbows hold 300–550 points and are rebuilt 59 and 143 times): those
+    columns 0.90–0.96 of the time, the whole grid 0.965 / 0.977 (two A/B runs of 5 pairs,
+    seeds 0–2 with the same repairs and largest KKT residuals). Below 200 points an inversion
+    takes a fraction of a millisecond, and on the ill-conditioned small elbows of wide kernels
+    the two LU inverses round differently enough to move the tail's route: with ``lu_inverse``
+    for every elbow, wahba2d n = 2000 needed three working-set repairs instead of one
+    (σ = 2^1 and 2^2.5) and took 1.035 of the time (A/B, 5 pairs)."""
     M = A_E.shape[0]
     if M - 1 >= CHOLESKY_FROM:
         L, info = lapack.dpotrf(A_E[1:, 1:], lower=1, clean=0)
@@ -61,7 +69,7 @@ def invert_bordered(A_E):
                 B[1:, 1:] = G - np.outer(h, h)
                 return B
     try:
-        return lu_inverse(A_E) if M - 1 >= CHOLESKY_FROM else np.linalg.inv(A_E)
+        return lu_inverse(A_E) if M - 1 >= LU_INVERSE_FROM else np.linalg.inv(A_E)
     except np.linalg.LinAlgError:
         return np.linalg.pinv(A_E)
 
