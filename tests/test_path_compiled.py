@@ -202,6 +202,62 @@ def _follow(run, K, y, upper):
     return taken, offered, parked_seen, parked_now, small
 
 
+def test_a_small_pivot_borders_the_inverse_with_a_refined_w():
+    """On elbows of ``REFINED_FROM`` … ``REFINED_BELOW`` − 1 points an entering point whose Schur
+    pivot c is below ``REFINED_PIVOT``·max K_ii has w = A⁻¹u refined once against A before the
+    loop borders the inverse with it (``_events._refined_w``): the inverse's new column, −w/c
+    over w w'/c, then inverts the new A (|A B e_new − e_new|) better than the same bordering
+    with w = B u as it is (``ExplicitInverse.commit_add`` on a copy of the state's inverse) at
+    every such event, by more than 100× at the median (n = 500, σ = 2^-1.5: 173 such events,
+    1e-4 of the residual at the median). The path is followed by the numpy code; the loop
+    crosses one event from a copy of each state."""
+    from svmcore.families.svm.solvers import _events
+
+    K, y, upper, lams = _column(500, -1.5)
+    run = P._setup(K, y, upper, lams, 1e-8, True, None, 1e-11, None)
+    P._start_path(run, None)
+    ratios = []
+    with np.errstate(divide="ignore", invalid="ignore"):     # as solve_path
+        while run.k < run.s_req.size and run.total_events < 2000:
+            path, m = run.path, run.path.m
+            if P._compilable(path) and _events.REFINED_FROM <= m < _events.REFINED_BELOW:
+                ratios += _new_column_residual_ratio(run, path, K)
+            seg = P._next_event(path, y, upper)
+            if P._answer_segment(run, seg):
+                continue
+            if run.k >= run.s_req.size:
+                break
+            P._move_to_event(path, seg)
+            P._update_sets(path, seg, upper)
+            path.n_events += 1
+            run.total_events += 1
+            P._after_event(run)
+    assert len(ratios) >= 50, len(ratios)
+    assert max(ratios) < 1.0 and np.median(ratios) < 1e-2, (max(ratios), np.median(ratios))
+
+
+def _new_column_residual_ratio(run, path, K):
+    """[|A B e − e| of the loop's inverse over that of the plain bordering], e the new column,
+    when the loop's next event (from a copy of the state) is a point entering with a pivot
+    below ``REFINED_PIVOT``·max K_ii; else []."""
+    from svmcore.families.svm.solvers import _events
+
+    m = path.m
+    mine = _clone(path)
+    events, _ = P._run_compiled(mine, run.s_req[run.k], 1, 1)
+    if events != 1 or mine.m != m + 1:
+        return []
+    p = mine.E[m]
+    plain = copy.deepcopy(path.F)
+    c, data = plain.prepare_add(p, path._border(p), K[p, p])
+    if not c < _events.REFINED_PIVOT * path.kscale:
+        return []
+    plain.commit_add(data)
+    M = m + 2
+    A, e = mine.A[:M, :M], np.eye(M)[:, M - 1]
+    return [np.abs(A @ mine.F.B[:M, M - 1] - e).max() / np.abs(A @ plain.B[:M, M - 1] - e).max()]
+
+
 def _small_pivot(path, seg):
     """Whether the point entering at the segment's end has a Schur pivot K_pp − u'A⁻¹u below
     1e-6·max K_ii (``try_add`` then recomputes it against A: ``_events._careful_pivot``)."""

@@ -11,11 +11,13 @@ bordering or downdating of A⁻¹ (``ExplicitInverse``), of the tracked directio
 points' bounds. An entering point whose Schur pivot is below 1e-6·max K_ii is looked at again as
 ``try_add`` does (``_careful_pivot``: A⁻¹u refined against A) and bordered in, or parked when it
 is within ``dep_level`` of the elbow's affine hull (n = 2000, log2 σ ≥ 0: about 800 such events
-a column, each a round trip to the numpy code before). One difference: a tracked direction that
-misses the check is refined from itself
-(x += A⁻¹ r, up to three times; the first step's r read off dh, the others' from A) before it is
-solved afresh as ``solve_elbow`` does; the numpy code solves afresh at once. After a miss, the next
-direction is checked on A first (``_checked_on_A``: |E|² numbers instead of the |E|·n of a pass
+a column, each a round trip to the numpy code before). An entering point with a pivot below
+1e-2·max K_ii on an elbow of 128–499 points has A⁻¹u refined once against A before it is
+bordered in (``_refined_w``, ``REFINED_PIVOT``), which the numpy code does not do. Another
+difference: a tracked direction that misses the check is refined from itself (x += A⁻¹ r, up
+to three times; the first step's r read off dh, the others' from A) before it is solved afresh
+as ``solve_elbow`` does; the numpy code solves afresh at once. After a miss, the next direction
+is checked on A first (``_checked_on_A``: |E|² numbers instead of the |E|·n of a pass
 for dh), and dh computed once it passes: misses come in runs (n = 2000: 46 % of the events at
 σ = 2^-2, 70–80 % from σ = 2^-1.5 to 2^0.5), and each used to cost a second pass for dh.
 
@@ -304,6 +306,39 @@ def _careful_pivot(K, A, B, PL, PR, npend, p, m, u, w, r, d, kscale):
     return c
 
 
+#: an entering point whose Schur pivot c is below ``REFINED_PIVOT``·max K_ii, on an elbow of
+#: ``REFINED_FROM`` to ``REFINED_BELOW`` − 1 points, has w = A⁻¹u refined once against A before
+#: it is bordered in (``_refined_w``). w enters the inverse's new row and column as w/c and its
+#: rank-one change as w w'/c, so its error, amplified by 1/c, is what makes the explicit inverse
+#: of an ill-conditioned elbow miss its checks within a few changes and be rebuilt. A step costs
+#: a product with A and one with the inverse, 2 |E|² numbers: at n = 2000, σ = 2^-2 … 2^-1
+#: (elbows of 150–550 points) the rebuilds fell from 53 / 137 / 304 to 32 / 80 / 180 and the
+#: loop's hand-backs by a third, the columns 0.84–0.91 of the time; the whole grid 0.95 / 0.93
+#: (seeds 0 / 1). Below 128 points (the wide kernels' small elbows, whose routes at tiny λ any
+#: change of rounding moves) and from 500 (where the step reads more than the misses it spares:
+#: σ = 2^-2.5 1.06 of the time) w is not refined.
+REFINED_PIVOT = 1e-2
+REFINED_FROM = 128
+REFINED_BELOW = 500
+
+
+@njit(inline="always")
+def _refined_w(K, A, B, PL, PR, npend, p, m, u, w, r, d):
+    """One refinement step of w = A⁻¹u against A (r = u − A w, w += A⁻¹r with the held-back
+    inverse); returns the entering point p's pivot K_pp − u'w from the refined w."""
+    M = m + 1
+    _symv(A, w, M, r)
+    for j in range(M):
+        r[j] = u[j] - r[j]
+    _bsymv(B, PL, PR, npend, r, M, d)
+    for j in range(M):
+        w[j] += d[j]
+    c = K[p, p]
+    for j in range(M):
+        c -= u[j] * w[j]
+    return c
+
+
 @njit(inline="always")
 def _enter(K, y, A, B, PL, PR, npend, KE, KP, E, status, x, p, m, u, w, c, blk):
     """Border A⁻¹ (the rank-one change held back in PL, PR), the tracked direction and A with p
@@ -521,6 +556,8 @@ def _cross(K, y, upper, alpha, status, h, park_bound, KE, KP, A, B, PL, PR, E, x
                 c = _careful_pivot(K, A, B, PL, PR, npend, first, m, u, w, r, d, kscale)
                 if c != c:
                     return BAIL, events, s, alpha0, m, Fk, npend
+            elif c < REFINED_PIVOT * kscale and REFINED_FROM <= m < REFINED_BELOW:
+                c = _refined_w(K, A, B, PL, PR, npend, first, m, u, w, r, d)
         _move(y, alpha, h, dh, x, E, m, t)
         alpha0, s = alpha0 - t * x[0], s - t
         code = RAN
