@@ -313,7 +313,7 @@ def _careful_pivot(K, A, B, PL, PR, npend, p, m, u, w, r, d, kscale):
 #: of an ill-conditioned elbow miss its checks within a few changes and be rebuilt. A step costs
 #: a product with A and one with the inverse, 2 |E|² numbers: at n = 2000, σ = 2^-2 … 2^-1
 #: (elbows of 150–550 points) the rebuilds fell from 53 / 137 / 304 to 32 / 80 / 180 and the
-#: loop's hand-backs by a third, the columns 0.84–0.91 of the time; the whole grid 0.95 / 0.93
+#: loop's hand-backs by a third, the columns 0.82–0.90 of the time; the whole grid 0.95 / 0.93
 #: (seeds 0 / 1). Below 128 points (the wide kernels' small elbows, whose routes at tiny λ any
 #: change of rounding moves) and from 500 (where the step reads more than the misses it spares:
 #: σ = 2^-2.5 1.06 of the time) w is not refined.
