@@ -267,10 +267,35 @@ def _enter_pivot(K, B, PL, PR, npend, KE, p, m, u, w, blk):
     for j in range(m):
         u[j + 1] = KE[j, col]
     _bsymv(B, PL, PR, npend, u, M, w)
+    return _pivot_of(K, p, u, w, M)
+
+
+@njit(inline="always")
+def _pivot_of(K, p, u, w, M):
+    """The entering point p's Schur pivot K_pp − u'w (w = A⁻¹u)."""
     c = K[p, p]
     for j in range(M):
         c -= u[j] * w[j]
     return c
+
+
+@njit(inline="always")
+def _w_residual(A, u, w, M, r):
+    """r = u − A w; returns max |r|."""
+    _symv(A, w, M, r)
+    worst = 0.0
+    for j in range(M):
+        r[j] = u[j] - r[j]
+        worst = max(worst, abs(r[j]))
+    return worst
+
+
+@njit(inline="always")
+def _w_step(B, PL, PR, npend, r, M, w, d):
+    """w += A⁻¹r with the held-back inverse (a refinement step of w = A⁻¹u, r its residual)."""
+    _bsymv(B, PL, PR, npend, r, M, d)
+    for j in range(M):
+        w[j] += d[j]
 
 
 @njit(inline="always")
@@ -286,24 +311,15 @@ def _careful_pivot(K, A, B, PL, PR, npend, p, m, u, w, r, d, kscale):
         wmax = max(wmax, abs(w[j]))
     bound = 1e-13 * (umax + kscale * wmax)
     for step in range(4):
-        _symv(A, w, M, r)
-        worst = 0.0
-        for j in range(M):
-            r[j] = u[j] - r[j]
-            worst = max(worst, abs(r[j]))
-        if worst <= bound:
+        if _w_residual(A, u, w, M, r) <= bound:
             break
         if step == 3:
             return np.nan
-        _bsymv(B, PL, PR, npend, r, M, d)
-        for j in range(M):
-            w[j] += d[j]
-    c = K[p, p]
+        _w_step(B, PL, PR, npend, r, M, w, d)
     for j in range(M):
         if not np.isfinite(w[j]):
             return np.nan
-        c -= u[j] * w[j]
-    return c
+    return _pivot_of(K, p, u, w, M)
 
 
 #: an entering point whose Schur pivot c is below ``REFINED_PIVOT``·max K_ii, on an elbow of
@@ -327,16 +343,9 @@ def _refined_w(K, A, B, PL, PR, npend, p, m, u, w, r, d):
     """One refinement step of w = A⁻¹u against A (r = u − A w, w += A⁻¹r with the held-back
     inverse); returns the entering point p's pivot K_pp − u'w from the refined w."""
     M = m + 1
-    _symv(A, w, M, r)
-    for j in range(M):
-        r[j] = u[j] - r[j]
-    _bsymv(B, PL, PR, npend, r, M, d)
-    for j in range(M):
-        w[j] += d[j]
-    c = K[p, p]
-    for j in range(M):
-        c -= u[j] * w[j]
-    return c
+    _w_residual(A, u, w, M, r)
+    _w_step(B, PL, PR, npend, r, M, w, d)
+    return _pivot_of(K, p, u, w, M)
 
 
 @njit(inline="always")
