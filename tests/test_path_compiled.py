@@ -411,6 +411,55 @@ def test_a_direction_checked_on_A_passes_or_takes_one_refinement_step():
     assert np.abs(x - exact).max() < 1e-3 * np.abs(off - exact).max()
 
 
+@pytest.mark.parametrize("size", [1, 2, 3, 4, 5, 8, 9, 14, 41, 101])
+def test_the_products_with_A_and_B_sum_row_by_row_as_numpy(size):
+    """``_events._symv`` (rows with nonzero x four at a time, each entry kept across them):
+    out_i = Σ_j x_j M_ji summed over the rows in their order, the rows with x_j = 0 left out,
+    bitwise as numpy's elementwise sums row after row; nothing past ``size`` is read (nan
+    there)."""
+    from svmcore.families.svm.solvers import _events
+
+    rng = np.random.default_rng(size)
+    M = np.full((size + 2, size + 2), np.nan)
+    M[:size, :size] = rng.standard_normal((size, size))
+    x = np.r_[rng.standard_normal(size), np.nan, np.nan]
+    x[:size][rng.random(size) < 0.3] = 0.0          # rows that are skipped, between blocks
+    expected = np.zeros(size)
+    for j in range(size):
+        if x[j] != 0.0:
+            expected = expected + x[j] * M[j, :size]
+    out = np.full(size + 2, np.nan)
+    _events._symv(M, x, size, out)
+    np.testing.assert_array_equal(out[:size], expected)
+
+
+@pytest.mark.parametrize("npend", [1, 7, 8])
+@pytest.mark.parametrize("size", [1, 2, 5, 6, 11])
+def test_held_back_changes_are_written_as_numpys_sums(npend, size):
+    """``_events._flush`` (with all ``PENDING`` changes held, two rows at a time): B_ij +=
+    PL_ki PR_kj for k in order, bitwise as numpy's elementwise sums change after change; a row
+    whose PL entry of a change is zero (bordered in after it) is not touched by that change,
+    even where PR is not finite."""
+    from svmcore.families.svm.solvers import _events
+
+    rng = np.random.default_rng(10 * size + npend)
+    B = rng.standard_normal((size + 1, size + 1))
+    PL = rng.standard_normal((_events.PENDING, size + 1))
+    PR = rng.standard_normal((_events.PENDING, size + 1))
+    PL[npend:] = np.nan                             # changes not held are not read
+    PL[:npend, size - 1] = 0.0                      # the last row joined after every change
+    if size > 2:
+        PL[0, 1] = 0.0                              # and row 1 after the first
+    PR[:npend, size] = np.inf                       # a column past size is not read
+    expected = B.copy()
+    for k in range(npend):
+        for i in range(size):
+            if PL[k, i] != 0.0:
+                expected[i, :size] = expected[i, :size] + PL[k, i] * PR[k, :size]
+    _events._flush(B, PL, PR, npend, size)
+    np.testing.assert_array_equal(B, expected)
+
+
 @pytest.mark.parametrize("m", [0, 1, 2, 3, 4, 5, 7, 8, 9, 13])
 def test_the_rates_pass_equals_numpys_product(m):
     """``_events._rates`` (four elbow rows a time, the rest one by one): dh = x[1:] K_E + x[0]
