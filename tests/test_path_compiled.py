@@ -163,6 +163,25 @@ def _walk(n, log2_sigma, cost_b, duplicates, offset, blocks):
         return _follow(run, K, y, upper)
 
 
+def _numpy_walk(run, y, upper, max_events):
+    """Follow the path by the numpy code's events and bookkeeping (``_solve_path`` without the
+    compiled loop) to its last λ or ``max_events`` events, yielding its state before each event
+    is looked for (a caller that changes the state works on a ``_clone``)."""
+    with np.errstate(divide="ignore", invalid="ignore"):     # as solve_path
+        while run.k < run.s_req.size and run.total_events < max_events:
+            yield run.path
+            seg = P._next_event(run.path, y, upper)
+            if P._answer_segment(run, seg):
+                continue
+            if run.k >= run.s_req.size:
+                break
+            P._move_to_event(run.path, seg)
+            P._update_sets(run.path, seg, upper)
+            run.path.n_events += 1
+            run.total_events += 1
+            P._after_event(run)
+
+
 def _follow(run, K, y, upper):
     """``test_each_compiled_event_equals_the_numpy_crossing``'s walk: (events the loop took,
     events offered to it, of those with parked points, of those that parked a point, of those
@@ -217,21 +236,9 @@ def test_a_small_pivot_borders_the_inverse_with_a_refined_w():
     run = P._setup(K, y, upper, lams, 1e-8, True, None, 1e-11, None)
     P._start_path(run, None)
     ratios = []
-    with np.errstate(divide="ignore", invalid="ignore"):     # as solve_path
-        while run.k < run.s_req.size and run.total_events < 2000:
-            path, m = run.path, run.path.m
-            if P._compilable(path) and _events.REFINED_FROM <= m < _events.REFINED_BELOW:
-                ratios += _new_column_residual_ratio(run, path, K)
-            seg = P._next_event(path, y, upper)
-            if P._answer_segment(run, seg):
-                continue
-            if run.k >= run.s_req.size:
-                break
-            P._move_to_event(path, seg)
-            P._update_sets(path, seg, upper)
-            path.n_events += 1
-            run.total_events += 1
-            P._after_event(run)
+    for path in _numpy_walk(run, y, upper, 2000):
+        if P._compilable(path) and _events.REFINED_FROM <= path.m < _events.REFINED_BELOW:
+            ratios += _new_column_residual_ratio(run, path, K)
     assert len(ratios) >= 50, len(ratios)
     assert max(ratios) < 1.0 and np.median(ratios) < 1e-2, (max(ratios), np.median(ratios))
 
@@ -354,26 +361,19 @@ def test_held_back_changes_of_the_inverse_are_all_written(monkeypatch, log2_sigm
     run = P._setup(K, y, upper, lams, 1e-8, True, None, 1e-11, None)
     P._start_path(run, None)
     checked = 0
-    with np.errstate(divide="ignore", invalid="ignore"):
-        while checked < 5 and run.k < run.s_req.size:
-            path = run.path
-            if P._compilable(path):
-                mine = _clone(path)
-                events, _ = P._run_compiled(mine, run.s_req[run.k], 3 * _events.PENDING, 1)
-                if events > _events.PENDING and not mine.needs_refactor():
-                    M = mine.m + 1
-                    A, B = mine.A[:M, :M], mine.F.B[:M, :M]
-                    tol = 1e-13 * _cond(mine) * M
-                    assert np.abs(A @ B - np.eye(M)).max() <= tol
-                    assert np.abs(B - B.T).max() <= tol * np.abs(B).max()
-                    checked += 1
-            seg = P._next_event(path, y, upper)
-            if P._answer_segment(run, seg):
-                continue
-            P._move_to_event(path, seg)
-            P._update_sets(path, seg, upper)
-            run.total_events += 1
-            P._after_event(run)
+    for path in _numpy_walk(run, y, upper, 10 ** 6):
+        if checked == 5:
+            break
+        if P._compilable(path):
+            mine = _clone(path)
+            events, _ = P._run_compiled(mine, run.s_req[run.k], 3 * _events.PENDING, 1)
+            if events > _events.PENDING and not mine.needs_refactor():
+                M = mine.m + 1
+                A, B = mine.A[:M, :M], mine.F.B[:M, :M]
+                tol = 1e-13 * _cond(mine) * M
+                assert np.abs(A @ B - np.eye(M)).max() <= tol
+                assert np.abs(B - B.T).max() <= tol * np.abs(B).max()
+                checked += 1
     assert checked == 5
 
 
