@@ -58,7 +58,8 @@ def _symv(M, x, size, out):
     """out[:size] = M[:size, :size]' x[:size] by rows (M symmetric up to rounding), each entry
     summed over the rows in their order: out_i = (((0 + x_0 M_0i) + x_1 M_1i) + …), the terms
     with x_j = 0 left out. Four rows with nonzero x_j are taken together (each out_i held in a
-    register across them): the same sums in 0.55–0.8 of the time for |E| ≤ 950 (hot in cache).
+    register across them): the same sums in 0.55–0.82 of the time at |E| = 100–950 (hot in
+    cache; at 1,400, where memory bounds it, no faster).
     (Summing the four rows' terms first, as ``_rates`` does, was 25–35 % faster on A and B, but
     a bordered inverse of a nearly singular A (condition 1e11) then came out 500 times further
     from A⁻¹ than the numpy code's: ``test_each_compiled_event_equals_the_numpy_crossing``.)"""
