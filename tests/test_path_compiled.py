@@ -46,7 +46,7 @@ def _clone(path):
     return other
 
 
-def _same_state(a, b, s_before, rate=1.0, seg=None, old_E=None):
+def _same_state(a, b, s_before, rate=1.0, seg=None, old_E=None, inverse_within=10.0):
     """Two states after the same event from s_before: the same partition, s, α and h to
     rounding, and an inverse of A as good as the numpy code's. Both codes accept the segment's
     direction x at a residual of 1e-12 (1 + max K_ii max|x|), so x, and the step t ≤ s_before
@@ -85,7 +85,9 @@ def _same_state(a, b, s_before, rate=1.0, seg=None, old_E=None):
     # against A gains three digits, which is what the loop's directions need of it: the 10×
     # held on OpenBLAS's Haswell kernels; on its SkylakeX ones the updates round otherwise,
     # 14× at 1.5e-4 and 12× at 4.7e-8, where the condition numbers were 2e7)
-    assert miss_a <= max(10 * miss_b, 1e-9) or max(miss_a, miss_b) <= 1e-3, (miss_a, miss_b)
+    assert miss_a <= max(inverse_within * miss_b, 1e-9) or max(miss_a, miss_b) <= 1e-3, \
+        (miss_a, miss_b)
+    return miss_a, miss_b
 
 
 def _moved_to(a, s, seg, old_E):
@@ -520,3 +522,101 @@ def test_compile_event_loop_crosses_events_in_the_loop(monkeypatch):
     monkeypatch.setattr(_events, "run_events", lambda *a: _count(real, crossed, *a))
     P.compile_event_loop()
     assert sum(crossed) >= 20
+
+
+def _bordered(K, E):
+    """The bordered elbow matrix [[0, 1'], [1, K_EE]] of the points E."""
+    M = len(E) + 1
+    A = np.zeros((M, M))
+    A[0, 1:] = A[1:, 0] = 1.0
+    A[1:, 1:] = K[np.ix_(E, E)]
+    return A
+
+
+@pytest.mark.parametrize("case", ["small", "large", "singular"])
+def test_a_direction_the_drifted_inverse_misses_is_solved_from_a_rebuilt_one(case):
+    """``_events._solved``: when the tracked direction and B[0; y_E] refined from a drifted B
+    (here A⁻¹ plus noise of 1e-3 of its largest entry) both miss, the loop rebuilds B from A
+    (LAPACK's gesv on the identity, as ``np.linalg.inv``) and solves afresh: the direction then
+    equals numpy's solve of A to rounding times A's condition number, B inverts A, the
+    held-back change is dropped and the counts of held-back changes and of changes since the
+    rebuild are 0. From ``REBUILT_BELOW`` elbow points, and for an exactly singular A (an elbow
+    point repeated), it misses (the numpy code takes the event) with B and the held-back change
+    as they were."""
+    from svmcore.families.svm.solvers import _events
+
+    K, y, _, _ = _column(400, 0.0)
+    m = {"small": 40, "large": _events.REBUILT_BELOW, "singular": 40}[case]
+    E = np.arange(0, 2 * m, 2)
+    if case == "singular":
+        K = K.copy()
+        K[E[1]], K[:, E[1]] = K[E[0]], K[:, E[0]]     # two elbow points with one kernel row
+        K[E[1], E[1]] = K[E[0], E[0]]
+    M = m + 1
+    A = _bordered(K, E)
+    rng = np.random.default_rng(0)
+    noise = rng.standard_normal((M, M))
+    inverse = np.linalg.inv(A) if case != "singular" else np.eye(M)
+    B = inverse + 1e-3 * np.abs(inverse).max() * (noise + noise.T)
+    before = B.copy()
+    PL, PR = np.zeros((_events.PENDING, M)), np.zeros((_events.PENDING, M))
+    PL[0], PR[0] = rng.standard_normal(M), rng.standard_normal(M)
+    held = PL.copy(), PR.copy()
+    x, r, d = rng.standard_normal(M), np.empty(M), np.empty(M)
+    kscale = K.diagonal().max()
+    ok, npend, Fk = _events._solved(A, B, PL, PR, 1, 7, x, y, E, m, kscale, r, d, 1e-12)
+    if case != "small":
+        assert (ok, npend, Fk) == (False, 1, 7)
+        np.testing.assert_array_equal(B, before)
+        np.testing.assert_array_equal(PL, held[0])
+        np.testing.assert_array_equal(PR, held[1])
+        return
+    assert (ok, npend, Fk) == (True, 0, 0)
+    assert not PL.any() and not PR.any()
+    cond = np.abs(A).sum(1).max() * np.abs(inverse).sum(1).max()
+    assert np.abs(A @ B - np.eye(M)).max() <= 1e-14 * cond
+    exact = np.linalg.solve(A, np.r_[0.0, y[E]])
+    assert np.abs(x - exact).max() <= 1e-13 * cond * np.abs(exact).max()
+
+
+def test_an_event_from_a_lost_inverse_is_taken_as_after_the_numpy_codes_rebuild():
+    """Hand the loop copies of the numpy code's states (n = 200, σ = 2, whose small elbows are
+    ill-conditioned, condition numbers to 1e10) with the inverse lost (noise as large as its
+    largest entry) and the tracked direction off by 1e-3 relative: no refinement from that
+    inverse passes the direction's check, and the loop rebuilds the inverse itself
+    (``_events._rebuilt``) and takes the event. Its state must be the one the loop reaches from
+    the inverse the numpy code rebuilds there (``ExplicitInverse``, with ``solve_elbow``'s
+    direction): the same partition, s, α and h to rounding (``_same_state``), and its inverse
+    as good: the two LAPACKs (numba's calls SciPy's) invert these matrices with other last
+    bits, which the next change amplifies by up to the condition number, so each event's
+    |A B − I| is held within 100× of the other's (12.7× at worst here, at a condition number
+    of 1.4e9) and their median ratio at 1.5 (1.0 here, 142 events). Its inverse then counts
+    the one change since that rebuild."""
+    K, y, upper, lams = _column(200, 1.0)
+    run = P._setup(K, y, upper, lams, 1e-8, True, None, 1e-11, None)
+    P._start_path(run, None)
+    rng = np.random.default_rng(0)
+    misses = []
+    for path in _numpy_walk(run, y, upper, 600):
+        if not P._compilable(path) or path.m < 2 or path.F.k < 1:
+            continue
+        lost = _clone(path)
+        M = lost.m + 1
+        noise = rng.standard_normal((M, M))
+        lost.F.B[:M, :M] += np.abs(lost.F.B[:M, :M]).max() * (noise + noise.T)
+        lost._dx = lost._dx * (1.0 + 1e-3 * rng.standard_normal(M))
+        rebuilt = _clone(lost)
+        rebuilt.refactor()
+        rebuilt._dx = rebuilt.solve_elbow(np.r_[0.0, y[rebuilt.E]], rtol=1e-12)
+        seg = P._next_event(_clone(rebuilt), y, upper)
+        s_before = lost.s
+        events = P._run_compiled(lost, run.s_req[run.k], 1, 1)
+        if P._run_compiled(rebuilt, run.s_req[run.k], 1, 1) != (1, False) or \
+                _straddles(seg, rebuilt) or seg.t == 0.0:
+            continue
+        assert events == (1, False)
+        misses.append(_same_state(lost, rebuilt, s_before, inverse_within=100.0))
+        assert lost.F.k <= 1
+    assert len(misses) >= 20, len(misses)
+    ratio = [a / b for a, b in misses if max(a, b) > 1e-9]
+    assert np.median(ratio) <= 1.5, np.quantile(ratio, [0.5, 0.9, 1.0])

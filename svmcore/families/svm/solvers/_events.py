@@ -16,7 +16,10 @@ a column, each a round trip to the numpy code before). An entering point with a 
 bordered in (``_refined_w``, ``REFINED_PIVOT``), which the numpy code does not do. Another
 difference: a tracked direction that misses the check is refined from itself (x += A⁻¹ r, up
 to three times; the first step's r read off dh, the others' from A) before it is solved afresh
-as ``solve_elbow`` does; the numpy code solves afresh at once. After a miss, the next direction
+as ``solve_elbow`` does; the numpy code solves afresh at once. Where that misses too, an elbow
+below ``REBUILT_BELOW`` points has its inverse rebuilt in the loop (``_rebuilt``: what the numpy
+code's ``solve_elbow`` does next, without a round trip to it; n = 2000, σ ≥ 2^-1, 300–500 such
+hand-backs a column before). After a miss, the next direction
 is checked on A first (``_checked_on_A``: |E|² numbers instead of the |E|·n of a pass
 for dh), and dh computed once it passes: misses come in runs (n = 2000: 46 % of the events at
 σ = 2^-2, 70–80 % from σ = 2^-1.5 to 2^0.5), and each used to cost a second pass for dh.
@@ -29,7 +32,8 @@ give it: an event reads B once instead of reading it, then reading and writing i
 (n = 2000, log2 σ = −3 … −2: 8 % less time with the first refinement step from dh).
 
 Anything else ends the loop *before* that event, with the state untouched for it (``BAIL``): the
-numpy code then takes the event (a requested λ on the segment, a direction that fails its check,
+numpy code then takes the event (a requested λ on the segment, a direction that fails its check
+from a rebuilt inverse or on an elbow too large to rebuild in the loop,
 ties and zero-length steps, a small pivot that refinement against A cannot settle, the last elbow
 point leaving). A
 leave after which parked points are offered back to the elbow ends the loop *after* the event's
@@ -206,6 +210,68 @@ def _direction(A, B, PL, PR, npend, x, y, E, m, kscale, r, d, rtol, tries):
         for j in range(M):
             x[j] += d[j]
     return _residual(A, x, y, E, m, r) <= 1e-13 * scale
+
+
+#: elbows below this many points have a drifted inverse rebuilt in the loop (``_rebuilt``), as
+#: ``elbow.invert_bordered`` inverts them (LAPACK's gesv on the identity, ``np.linalg.inv``);
+#: larger ones are handed to the numpy code (getri, Cholesky)
+REBUILT_BELOW = 200
+
+
+@njit(inline="always")
+def _rebuilt(A, B, PL, PR, m):
+    """B = A⁻¹ afresh, the held-back changes dropped, as ``ExplicitInverse`` makes it for the
+    numpy code: LAPACK's gesv on the identity (``np.linalg.inv``'s algorithm; numba calls
+    SciPy's LAPACK, so the last bits may differ). False, with B and the changes as they were,
+    when A is singular to working precision or the elbow has ``REBUILT_BELOW`` points or more.
+    (gesv's X has a small right residual |I − AX|; the loop's products read B by rows, Xᵀr,
+    whose right residual is X's left one, as they do from every inverse the numpy code builds.
+    Stored as Xᵀ instead, the products were better and the leaves, which read B's column,
+    worse: on the ill-conditioned small elbows of σ = 2, n = 200 neither was as good at every
+    event as the numpy code's crossing from X.)"""
+    M = m + 1
+    if m >= REBUILT_BELOW:
+        return False
+    try:
+        inverse = np.linalg.solve(np.ascontiguousarray(A[:M, :M]), np.eye(M))
+    except Exception:                                            # noqa: BLE001
+        return False
+    B[:M, :M] = inverse
+    PL[:, :] = 0.0
+    PR[:, :] = 0.0
+    return True
+
+
+@njit(inline="always")
+def _fresh_direction(A, B, x, y, E, m, kscale, r, d):
+    """x = A⁻¹[0; y_E] from a rebuilt B, refined against A to 1e-15 (1 + max K_ii max|x_E|) in
+    up to three steps, as ``solve_elbow`` after its rebuild; True when it then passes 1e-13."""
+    M = m + 1
+    r[0] = 0.0
+    for j in range(m):
+        r[j + 1] = y[E[j]]
+    _symv(B, r, M, x)
+    scale = 1.0 + kscale * _xmax(x, M)
+    for _ in range(3):
+        if _residual(A, x, y, E, m, r) <= 1e-15 * scale:
+            return True
+        _symv(B, r, M, d)
+        for j in range(M):
+            x[j] += d[j]
+    return _residual(A, x, y, E, m, r) <= 1e-13 * scale
+
+
+@njit(inline="always")
+def _solved(A, B, PL, PR, npend, Fk, x, y, E, m, kscale, r, d, rtol):
+    """The segment's direction: ``_direction`` (the tracked x checked twice more, then
+    B[0; y_E] refined), else, where that misses, the inverse rebuilt in the loop (``_rebuilt``)
+    and x solved afresh from it (``_fresh_direction``). Returns (whether x passed, the changes
+    held back, the changes since the inverse's rebuild)."""
+    if _direction(A, B, PL, PR, npend, x, y, E, m, kscale, r, d, rtol, 2):
+        return True, npend, Fk
+    if not _rebuilt(A, B, PL, PR, m):
+        return False, npend, Fk
+    return _fresh_direction(A, B, x, y, E, m, kscale, r, d), 0, 0
 
 
 @njit(inline="always")
@@ -592,8 +658,10 @@ def _cross(K, y, upper, alpha, status, h, park_bound, KE, KP, A, B, PL, PR, E, x
             parked = False
         elif missed:                                # so did the last direction: check it on A
             missed = not _checked_on_A(A, B, PL, PR, npend, x, y, E, m, kscale, r, u, rtol)
-            if missed and not _direction(A, B, PL, PR, npend, x, y, E, m, kscale, r, u, rtol, 2):
-                return BAIL, events, s, alpha0, m, Fk, npend
+            if missed:
+                ok, npend, Fk = _solved(A, B, PL, PR, npend, Fk, x, y, E, m, kscale, r, u, rtol)
+                if not ok:
+                    return BAIL, events, s, alpha0, m, Fk, npend
             _rates(KE, KP, x, m, n, dh, E, blk)
         else:
             _rates(KE, KP, x, m, n, dh, E, blk)
@@ -601,7 +669,9 @@ def _cross(K, y, upper, alpha, status, h, park_bound, KE, KP, A, B, PL, PR, E, x
                 missed = True
                 if not _refined(B, PL, PR, npend, KE, KP, x, y, E, m, n, kscale, dh, r, u, rtol,
                                 blk):
-                    if not _direction(A, B, PL, PR, npend, x, y, E, m, kscale, r, u, rtol, 2):
+                    ok, npend, Fk = _solved(A, B, PL, PR, npend, Fk, x, y, E, m, kscale, r, u,
+                                            rtol)
+                    if not ok:
                         return BAIL, events, s, alpha0, m, Fk, npend
                     _rates(KE, KP, x, m, n, dh, E, blk)
         t = _first_event(y, upper, alpha, status, h, dh, x, E, m, s, tm, te)
