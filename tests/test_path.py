@@ -953,6 +953,35 @@ def test_a_tie_below_the_rounding_floor_hands_the_tail_to_working_sets(monkeypat
                                                               rel=1e-5)
 
 
+@pytest.mark.parametrize("moved,looked_at", [(1, "TIE_RUN"), (3, "TIE_RUN"), (25, 1), (13, 2),
+                                             (12, 3)])
+def test_a_storm_of_ties_is_looked_at_once_it_moved_a_quarter_of_the_points(moved, looked_at):
+    """``_count_zero_step`` on zero-length steps that each move ``moved`` of n = 100 points
+    between the sets (leaving the elbow or meeting the margin): a run is looked at (f's rounding
+    floor against the KKT tolerance, here 0 so that it counts as a tie run) after ``TIE_RUN``
+    steps, or once its steps moved ``TIE_MOVED`` (a quarter) of the points, ``TIE_STORM`` (4) or
+    more a step; once per run; a step of nonzero length starts a new run."""
+    import svmcore.families.svm.solvers.path as P
+    from svmcore.datasets.simulations import make_wahba2d
+
+    d = make_wahba2d(100, 0)
+    K, y, upper = gaussian_gram(d.X, sigma=1.0), d.y, np.ones(100)
+    run = P._setup(K, y, upper, np.array([0.01]), 0.0, True, None, 1e-11, None)
+    P._start_path(run, None)
+    m, s = run.path.m, run.path.s
+    te, tm = np.full(m, np.inf), np.full(100, np.inf)
+    te[:min(moved, 3)] = 0.0                       # both kinds of event counted
+    tm[:moved - min(moved, 3)] = 0.0
+    zero = P._Segment(s, 0.0, False, te=te, tm=tm)
+    looked_at = P.TIE_RUN if looked_at == "TIE_RUN" else looked_at
+    for storm in (1, 2):                            # two runs, a nonzero step between them
+        for step in range(1, P.TIE_RUN + 5):
+            P._count_zero_step(run, zero)
+            assert run.tie_runs == storm - (step < looked_at), (storm, step)
+        P._count_zero_step(run, P._Segment(s, 0.5 * s, False, te=te, tm=tm))
+        assert run.zero_steps == run.zero_moved == 0
+
+
 def test_a_repaired_answer_within_its_floor_is_the_next_warm_start():
     """A working-set answer whose KKT residual lies between the tolerance (1e-8) and its rounding
     floor is accepted, so it must also become ``last_good``, the start of later repairs and of
