@@ -192,12 +192,19 @@ def _direction(A, B, PL, PR, npend, x, y, E, m, kscale, r, d, rtol, tries):
     """The segment's direction x = A⁻¹[0; y_E] to the residual bound rtol (1 + max K_ii
     max|x_E|) (``_Path.direction``'s, with rtol 1e-12 or ``DIRECTION_RTOL``): the tracked x,
     refined from itself (checked ``tries`` times, three in all with ``_refined``'s), else
-    ``solve_elbow`` without its rescue (B[0; y_E] and up to three refinement steps). False when
-    that misses (the numpy code rebuilds the inverse)."""
-    M = m + 1
+    ``solve_elbow`` without its rescue (``_afresh``). False when that misses."""
     for _ in range(tries):
         if _checked_on_A(A, B, PL, PR, npend, x, y, E, m, kscale, r, d, rtol):
             return True
+    return _afresh(A, B, PL, PR, npend, x, y, E, m, kscale, r, d, rtol)
+
+
+@njit(inline="always")
+def _afresh(A, B, PL, PR, npend, x, y, E, m, kscale, r, d, rtol):
+    """x = A⁻¹[0; y_E] solved afresh, B[0; y_E] refined against A in up to three steps until its
+    residual is at most rtol (1 + max K_ii max|x_E|), as ``solve_elbow`` does; True when it
+    then passes that or 1e-13 (1 + …)."""
+    M = m + 1
     r[0] = 0.0
     for j in range(m):
         r[j + 1] = y[E[j]]
@@ -243,35 +250,17 @@ def _rebuilt(A, B, PL, PR, m):
 
 
 @njit(inline="always")
-def _fresh_direction(A, B, x, y, E, m, kscale, r, d):
-    """x = A⁻¹[0; y_E] from a rebuilt B, refined against A to 1e-15 (1 + max K_ii max|x_E|) in
-    up to three steps, as ``solve_elbow`` after its rebuild; True when it then passes 1e-13."""
-    M = m + 1
-    r[0] = 0.0
-    for j in range(m):
-        r[j + 1] = y[E[j]]
-    _symv(B, r, M, x)
-    scale = 1.0 + kscale * _xmax(x, M)
-    for _ in range(3):
-        if _residual(A, x, y, E, m, r) <= 1e-15 * scale:
-            return True
-        _symv(B, r, M, d)
-        for j in range(M):
-            x[j] += d[j]
-    return _residual(A, x, y, E, m, r) <= 1e-13 * scale
-
-
-@njit(inline="always")
 def _solved(A, B, PL, PR, npend, Fk, x, y, E, m, kscale, r, d, rtol):
     """The segment's direction: ``_direction`` (the tracked x checked twice more, then
     B[0; y_E] refined), else, where that misses, the inverse rebuilt in the loop (``_rebuilt``)
-    and x solved afresh from it (``_fresh_direction``). Returns (whether x passed, the changes
-    held back, the changes since the inverse's rebuild)."""
+    and x solved afresh from it (``_afresh``). Returns (whether x passed, the changes
+    held back, the changes since the inverse's rebuild). From the rebuilt inverse x is refined
+    to 1e-15, as ``solve_elbow`` refines it after its rebuild."""
     if _direction(A, B, PL, PR, npend, x, y, E, m, kscale, r, d, rtol, 2):
         return True, npend, Fk
     if not _rebuilt(A, B, PL, PR, m):
         return False, npend, Fk
-    return _fresh_direction(A, B, x, y, E, m, kscale, r, d), 0, 0
+    return _afresh(A, B, PL, PR, 0, x, y, E, m, kscale, r, d, 1e-15), 0, 0
 
 
 @njit(inline="always")
