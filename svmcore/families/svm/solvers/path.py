@@ -1334,9 +1334,10 @@ def _run_compiled(P, s_next, budget, total_events):
 
 
 def compile_event_loop() -> None:
-    """Load the compiled event loop, compiling it on a new installation (about 6 s, kept in
-    numba's cache): the Docker image's build and the benchmarks call it so that no user or timing
-    pays that. A 60-point path (two Gaussian clouds, σ = 1) crosses its events in the loop."""
+    """Load the compiled event loop, compiling it on a new installation (about a minute on two
+    cores, 1.5 s to load from numba's cache afterwards): the Docker image's build and the
+    benchmarks call it so that no user or timing pays that. A 60-point path (two Gaussian
+    clouds, σ = 1) crosses its events in the loop."""
     from ....kernels import gaussian_gram
 
     rng = np.random.default_rng(0)
