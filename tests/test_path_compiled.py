@@ -46,6 +46,15 @@ def _clone(path):
     return other
 
 
+def _bordered(K, E):
+    """The bordered elbow matrix [[0, 1'], [1, K_EE]] of the points E."""
+    M = len(E) + 1
+    A = np.zeros((M, M))
+    A[0, 1:] = A[1:, 0] = 1.0
+    A[1:, 1:] = K[np.ix_(E, E)]
+    return A
+
+
 def _same_state(a, b, s_before, rate=1.0, seg=None, old_E=None, inverse_within=10.0):
     """Two states after the same event from s_before: the same partition, s, α and h to
     rounding, and an inverse of A as good as the numpy code's. Both codes accept the segment's
@@ -389,9 +398,7 @@ def test_a_direction_checked_on_A_passes_or_takes_one_refinement_step():
     K, y, _, _ = _column(60, 0.0)
     E, m = np.arange(0, 40, 2), 20
     M = m + 1
-    A = np.zeros((M, M))
-    A[0, 1:] = A[1:, 0] = 1.0
-    A[1:, 1:] = K[np.ix_(E, E)]
+    A = _bordered(K, E)
     rhs = np.r_[0.0, y[E]]
     inverse = np.linalg.inv(A)
     rng = np.random.default_rng(0)
@@ -522,15 +529,6 @@ def test_compile_event_loop_crosses_events_in_the_loop(monkeypatch):
     monkeypatch.setattr(_events, "run_events", lambda *a: _count(real, crossed, *a))
     P.compile_event_loop()
     assert sum(crossed) >= 20
-
-
-def _bordered(K, E):
-    """The bordered elbow matrix [[0, 1'], [1, K_EE]] of the points E."""
-    M = len(E) + 1
-    A = np.zeros((M, M))
-    A[0, 1:] = A[1:, 0] = 1.0
-    A[1:, 1:] = K[np.ix_(E, E)]
-    return A
 
 
 @pytest.mark.parametrize("case", ["small", "large", "singular"])

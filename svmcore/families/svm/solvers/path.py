@@ -1397,8 +1397,8 @@ def _count_zero_step(run, seg):
     if run.zero_steps > 10 + 2 * len(run.y):
         raise PathError("cycling at a degenerate breakpoint")
     if not seg.empty:
-        tol_t = seg.t + 1e-12 * seg.s
-        run.zero_moved += int(np.count_nonzero(seg.te <= tol_t) + np.count_nonzero(seg.tm <= tol_t))
+        leave, enter = _at_end(seg)
+        run.zero_moved += leave.size + enter.size
     storm = run.zero_moved >= max(TIE_MOVED * len(run.y), TIE_STORM * run.zero_steps)
     if run.tie_looked_at or (run.zero_steps < TIE_RUN and not storm):
         return
@@ -1414,13 +1414,18 @@ def _count_zero_step(run, seg):
 BURST = 16
 
 
+def _at_end(seg):
+    """The events within a relative tolerance of the segment's end: (elbow positions that
+    leave, points that meet the margin)."""
+    tol_t = seg.t + 1e-12 * seg.s
+    return np.flatnonzero(seg.te <= tol_t), np.flatnonzero(seg.tm <= tol_t)
+
+
 def _update_sets(P, seg, upper):
     """Apply every event within a relative tolerance of the first: elbow points leave for the
     bound they reached (then parked points may enter), margin points enter the elbow (largest
     violation rate first; a dependent one is parked)."""
-    tol_t = seg.t + 1e-12 * seg.s
-    leave = np.flatnonzero(seg.te <= tol_t)
-    enter = np.flatnonzero(seg.tm <= tol_t)
+    leave, enter = _at_end(seg)
     if leave.size:
         for j in sorted(leave.tolist(), reverse=True):
             p = P.E[j]
