@@ -317,18 +317,22 @@ def _cond(path):
     return np.abs(path.A[:M, :M]).sum(1).max() * np.abs(path.F.B[:M, :M]).sum(1).max()
 
 
-@pytest.mark.parametrize("log2_sigma,cost_b,large_from,schur_from", [
-    (-2.0, 1.0, None, None), (0.0, 1.0, None, None), (1.0, 4.5, None, None),
-    (3.0, 1.0, None, None), (-2.0, 1.0, 0, None), (1.0, 4.5, 0, None), (0.0, 1.0, None, 30),
-    (1.0, 4.5, None, 20)])
+@pytest.mark.parametrize("log2_sigma,cost_b,large_from,schur_from,give_up", [
+    (-2.0, 1.0, None, None, False), (0.0, 1.0, None, None, False),
+    (1.0, 4.5, None, None, False), (3.0, 1.0, None, None, False), (-2.0, 1.0, 0, None, False),
+    (1.0, 4.5, 0, None, False), (0.0, 1.0, None, 30, False), (1.0, 4.5, None, 20, None),
+    (0.0, 1.0, None, 30, True), (1.0, 4.5, None, 20, True)])
 def test_compiled_columns_answer_as_the_numpy_path(monkeypatch, log2_sigma, cost_b, large_from,
-                                                   schur_from):
+                                                   schur_from, give_up):
     """A whole column (n = 300, log2(nλ) = −25 … 0) with the compiled loop and without: every
     answer within its KKT bound (recomputed here from α and b), the same objective to 1e-9
     relative or to the KKT bound, and the loop took most events. With ``large_from`` = 0 every
     direction is accepted at the large elbows' ``DIRECTION_RTOL``, as elbows of 500 points or
     more are (n = 300 has none); with ``schur_from`` the elbow passes ``COMPILED_SCHUR_FROM``, where
-    the numpy code's block-LU inverse takes over from the loop's explicit one."""
+    its explicit inverse is kept (``give_up`` False), kept while it lasts (None: at σ = 2, C_B = 4.5
+    the rule gives up, ``_Path._count_short_lived``), or given up at its first rebuild (True): the
+    column's large elbows then go to the numpy code's block-LU inverse, and the elbows cross from
+    the loop to block-LU and back."""
     from svmcore.families.svm.solvers import _events
 
     K, y, upper, lams = _column(300, log2_sigma, cost_b)
@@ -340,10 +344,24 @@ def test_compiled_columns_answer_as_the_numpy_path(monkeypatch, log2_sigma, cost
     monkeypatch.setattr(P, "COMPILED_FROM_N", 0)
     if large_from is not None:      # every elbow's direction at the large elbows' tolerance
         monkeypatch.setattr(P._Path, "LARGE_FROM", large_from)
-    if schur_from is not None:      # elbows cross from the explicit inverse to block-LU and back
+    if schur_from is not None:      # large elbows, their explicit inverse kept while it lasts
         monkeypatch.setattr(P, "COMPILED_SCHUR_FROM", schur_from)
+    if give_up:                     # ... or given up at its first rebuild
+        monkeypatch.setattr(P, "EXPLICIT_LASTS", 10 ** 9)
+        monkeypatch.setattr(P, "EXPLICIT_SHORT_LIVED", 1)
+    elif give_up is False:          # ... or kept
+        monkeypatch.setattr(P, "EXPLICIT_SHORT_LIVED", 10 ** 9)
+    built = []
+
+    class Counted(P.SchurInverse):
+        def __init__(self, *args, **kwargs):
+            built.append(1)
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(P, "SchurInverse", Counted)
     sols = P.solve_path(K, y, upper, lams)
-    assert sum(crossed) >= (0.6 if schur_from is None else 0.1) * sols[0].info["events"]
+    assert sum(crossed) >= (0.6 if give_up is False else 0.1) * sols[0].info["events"]
+    assert give_up is None or bool(built) == give_up
     n = len(y)
     for a, b in zip(sols, ref):
         c = y * a.alpha / (2 * n * a.lam)
@@ -355,6 +373,45 @@ def test_compiled_columns_answer_as_the_numpy_path(monkeypatch, log2_sigma, cost
         # weight of the hinge of the optimum (f off by ε moves (1/n)Σ L_i(1 − y_i f_i)_+ by ≤ ε L̄)
         assert _objective(K, y, upper, a) == pytest.approx(
             _objective(K, y, upper, b), rel=1e-9, abs=2 * max(1e-8, floor) * upper.mean())
+
+
+def test_large_explicit_inverses_that_do_not_last_give_the_column_to_block_lu(monkeypatch):
+    """With the compiled loop an elbow of ``COMPILED_SCHUR_FROM`` points or more keeps its
+    explicit inverse (so that the loop crosses its events) until ``EXPLICIT_SHORT_LIVED`` such
+    inverses in a row were rebuilt within ``EXPLICIT_LASTS`` changes; one that lasted starts the
+    count afresh. From then on the column's large elbows are rebuilt as block-LU, each rebuild
+    inverting A; the numpy code alone counts nothing."""
+    K, y, upper, _ = _column(300, -2.0)
+    monkeypatch.setattr(P, "COMPILED_SCHUR_FROM", 20)
+    path = P._Path(K, y, upper, compiled=True)
+    path.status = np.zeros(len(y), dtype=np.int8)
+    for p in range(30):
+        assert path.try_add(p)
+    A = path.A[:31, :31]
+    rhs = np.r_[0.0, y[path.E]]
+
+    def rebuilt(changes):
+        path.F.k = changes
+        path.refactor()
+        assert np.abs(A @ path.F.apply(rhs) - rhs).max() <= 1e-9 * np.abs(rhs).max()
+        return type(path.F).__name__
+
+    assert path.F.k == 29                                  # 29 bordered in since the first
+    for _ in range(P.EXPLICIT_SHORT_LIVED - 1):
+        assert rebuilt(P.EXPLICIT_LASTS - 1) == "ExplicitInverse"
+    assert rebuilt(P.EXPLICIT_LASTS) == "ExplicitInverse"  # it lasted: counted afresh
+    assert path._short_lived == 0
+    for _ in range(P.EXPLICIT_SHORT_LIVED - 1):
+        assert rebuilt(0) == "ExplicitInverse"
+    assert rebuilt(0) == "SchurInverse"
+    assert path.SCHUR_FROM == 20
+    numpy_only = P._Path(K, y, upper)
+    numpy_only.status = np.zeros(len(y), dtype=np.int8)
+    for p in range(30):
+        numpy_only.try_add(p)
+    for _ in range(2 * P.EXPLICIT_SHORT_LIVED):
+        numpy_only.refactor()
+    assert numpy_only._short_lived == 0 and isinstance(numpy_only.F, P.ExplicitInverse)
 
 
 @pytest.mark.parametrize("log2_sigma", [-1.0, 1.0])

@@ -94,6 +94,10 @@ def lu_inverse(A):
     raise np.linalg.LinAlgError(f"singular matrix (LAPACK info {info})")
 
 
+#: most rows and columns ``ExplicitInverse.reserve`` adds at a time
+GROW_AT_MOST = 256
+
+
 class ExplicitInverse:
     """Inverse of the bordered elbow matrix [[0, 1'], [1, K_EE]] kept explicitly, in elbow order.
 
@@ -140,11 +144,12 @@ class ExplicitInverse:
         self.k += 1
 
     def reserve(self, extra):
-        """Room in B for ``extra`` more elbow points, doubling (the compiled loop borders B in
-        place and cannot grow it)."""
+        """Room in B for ``extra`` more elbow points, doubling up to ``GROW_AT_MOST`` at a time
+        (the compiled loop borders B in place and cannot grow it; doubled, the explicit inverse
+        of an elbow of 2,800 points would take 250 MB instead of 63)."""
         M = self.M
         if M + extra > self.B.shape[0]:
-            B = np.zeros((max(2 * M, M + extra),) * 2)
+            B = np.zeros((max(M + min(M, GROW_AT_MOST), M + extra),) * 2)
             B[:M, :M] = self.B[:M, :M]
             self.B = B
 

@@ -90,25 +90,33 @@ from .qp import solve_cvxopt
 from .working_set import solve_working_set
 
 #: columns of at least this many points cross their simple events in the compiled loop
-#: (``_compiled_events``, numba) and keep an explicit elbow inverse below ``COMPILED_SCHUR_FROM``
-#: elbow points. Below it the numpy code alone, which is also the reference the tests compare the
-#: loop with. The loop is faster at every n (n = 200, σ = 1: 12 ms against 20 ms a column), but a process's first use
-#: loads it (0.2–0.3 s with numba's import) and a new installation's first use compiles it (6 s
-#: once): paid back by columns of seconds, not by the app's default view (bench/scale.py --ab)
+#: (``_compiled_events``, numba) and keep an explicit elbow inverse (from ``COMPILED_SCHUR_FROM``
+#: elbow points while it lasts). Below it the numpy code alone, which is also the reference the
+#: tests compare the loop with. The loop is faster at every n (n = 200, σ = 1: 12 ms against
+#: 20 ms a column), but a process's first use loads it (0.2–0.3 s with numba's import) and a new
+#: installation's first use compiles it (about a minute, once): paid back by columns of seconds,
+#: not by the app's default view (bench/scale.py --ab)
 COMPILED_FROM_N = 1000
-#: with the compiled loop, the explicit inverse (bordered and downdated in the loop) serves elbows
-#: below this size, the block-LU inverse of the numpy code larger ones (from here factored,
-#: ``_Path.FACTORED_FROM``). Above it the explicit inverse's rebuilds (an inversion, |E|³, after
-#: every |E| changes or a direction that missed) cost more than the loop saves: n = 10,000,
-#: σ = 2^-2.5 695.5 s with 2,000 against 614.9 s with 1,500. Below it the loop wins since its
-#: direction is checked off the rates and refined from them (the sixteenth session, one process
-#: each, two at once): n = 10,000, σ = 2^-2 452.0 s with 1,500 against 549.2 s with 1,000,
-#: σ = 2^-2.5 614.9 s against 641.4 s; n = 5000, σ = 2^-2.5 61.5 s (1,600) against 71.1 s
-#: (1,300) and 88.8 s (1,000); n = 2000, σ = 2^-3 (elbows to 998 points, 149 events at the old
-#: limit went to the numpy code) 1.50 s against 1.92 s. (The fifth session measured the
-#: opposite, n = 5000, σ = 2^-2.5 148.5 s with 1,500 against 112.5 s with 1,000, before the
-#: loop checked its directions off the rates.)
+#: with the compiled loop, elbows of this size or more keep the explicit inverse (bordered and
+#: downdated in the loop) while it lasts (``EXPLICIT_LASTS``), and go to the block-LU inverse of
+#: the numpy code (from here factored, ``_Path.FACTORED_FROM``) once it does not. Where it
+#: lasts, the loop crosses the events of large elbows at a fraction of the numpy code's cost:
+#: n = 5000, σ = 2^-3 (elbows of 1,500–1,900 points, 13 rebuilds in 13,490 events, none for a
+#: miss) 54.5 s against 77.3 s with block-LU from 1,500 (the twenty-second session). Where it
+#: does not, each rebuild (an inversion, |E|³, 0.33 s at |E| = 1,800) costs more than the loop
+#: saves: n = 10,000, σ = 2^-2.5 rebuilt its explicit inverse 350 times, every 9–40 events, and
+#: took 603.8 s against 565.5 s (σ = 2^-2.5 695.5 s with the explicit inverse to 2,000 against
+#: 614.9 s to 1,500 in the sixteenth session; below 1,500 the loop wins: n = 10,000, σ = 2^-2
+#: 452.0 s with 1,500 against 549.2 s with 1,000, n = 2000, σ = 2^-3 1.50 s against 1.92 s)
 COMPILED_SCHUR_FROM = 1500
+#: a large explicit inverse rebuilt within this many changes did not last (its scheduled rebuild
+#: comes after |E| + 1); ``EXPLICIT_SHORT_LIVED`` of them in a row give the column's large elbows
+#: to block-LU for good. n = 10,000, σ = 2^-2.5: every large explicit inverse lasted 9–40
+#: changes, from the column's 320th event; σ = 2^-3 (2,100–2,800 points, where the loop took
+#: 519.1 s against 552.3 s) met four short-lived ones in a row at most (20–36 changes each,
+#: around its 1,500th and 4,200th events), n = 5000, σ = 2^-3 none
+EXPLICIT_LASTS = 64
+EXPLICIT_SHORT_LIVED = 6
 
 _R, _L, _E, _P = 0, 1, 2, 3          # status codes: right (α=0), left (α=L), elbow, parked
 _SGN = np.array([-1.0, 1.0, 0.0, 0.0])   # direction in which a non-elbow point meets the margin
@@ -131,8 +139,8 @@ class _Path:
     SCHUR_FROM = 500
     #: elbow size from which a direction is accepted at ``DIRECTION_RTOL`` (its first answer's
     #: residual is 1e-13 … 1e-11 there); below it at 1e-12. The numpy code ties this to the block-LU
-    #: inverse (``SCHUR_FROM``); the compiled loop, whose inverse is explicit to 1,500 points, uses it
-    #: as such (n = 2000, σ = 2^-3: 4.97 s → 3.2 s a column with the residual read off dh)
+    #: inverse (``SCHUR_FROM``); the compiled loop, whose inverse is explicit, uses it as such
+    #: (n = 2000, σ = 2^-3: 4.97 s → 3.2 s a column with the residual read off dh)
     LARGE_FROM = 500
     #: block-LU rebuilds by merging (``refactor(merge=True)``) between two fresh inversions
     MERGES = 7
@@ -190,8 +198,9 @@ class _Path:
         self._carry = None              # refinement's last correction: (α_0 part, E, β_E part)
         self.park_bound = np.full(n, np.inf)    # ≥ a parked point's squared distance to the hull
         self.compiled = compiled
+        self._short_lived = 0           # large explicit inverses rebuilt early (``refactor``)
         if compiled:                    # the compiled loop borders an explicit inverse cheaply
-            self.SCHUR_FROM = COMPILED_SCHUR_FROM
+            self.SCHUR_FROM = 10 ** 9   # (``COMPILED_SCHUR_FROM`` once large ones do not last)
 
     @property
     def exact_every(self):
@@ -512,6 +521,7 @@ class _Path:
         self.stale = False
         self._carry = None                  # (``_carried_correction``: this inverse's errors)
         F = self.F
+        self._count_short_lived(F)
         if (merge and m >= self.SCHUR_FROM and isinstance(F, SchurInverse) and F.k > 0
                 and not F.factored and m < self.FACTORED_FROM and F.merges < self.MERGES):
             self.F = SchurInverse(self.K, None, self.E, B0=F.merged(), merges=F.merges + 1)
@@ -522,6 +532,16 @@ class _Path:
                                   factored=m >= self.FACTORED_FROM)
         else:
             self.F = ExplicitInverse(self.A[:m + 1, :m + 1])
+
+    def _count_short_lived(self, F):
+        """With the compiled loop: count the large explicit inverses (``COMPILED_SCHUR_FROM``
+        points or more) rebuilt in a row within ``EXPLICIT_LASTS`` changes, and at
+        ``EXPLICIT_SHORT_LIVED`` give the column's large elbows to the block-LU inverse."""
+        if not (self.compiled and isinstance(F, ExplicitInverse) and F.M > COMPILED_SCHUR_FROM):
+            return
+        self._short_lived = self._short_lived + 1 if F.k < EXPLICIT_LASTS else 0
+        if self._short_lived >= EXPLICIT_SHORT_LIVED:
+            self.SCHUR_FROM = COMPILED_SCHUR_FROM
 
     def solve_elbow(self, rhs, refine=3, rtol=1e-15, rescue=True):
         """Solve the bordered elbow system backward-stably: the maintained inverse plus iterative
