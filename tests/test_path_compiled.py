@@ -414,6 +414,22 @@ def test_large_explicit_inverses_that_do_not_last_give_the_column_to_block_lu(mo
     assert numpy_only._short_lived == 0 and isinstance(numpy_only.F, P.ExplicitInverse)
 
 
+@pytest.mark.parametrize("points,size", [(100, 202), (299, 300 + 256)])
+def test_the_explicit_inverse_grows_by_doubling_up_to_a_cap(points, size):
+    """``ExplicitInverse.reserve`` doubles B for small elbows (101 rows: 202) and adds at most
+    ``elbow.GROW_AT_MOST`` rows and columns to large ones (300 rows: 556, not 600; a large
+    elbow's doubled inverse would hold four times its numbers), keeping the inverse as it was."""
+    from svmcore.families.svm.solvers.elbow import GROW_AT_MOST, ExplicitInverse
+
+    assert GROW_AT_MOST == 256
+    K, _, _, _ = _column(400, -2.0)
+    F = ExplicitInverse(_bordered(K, np.arange(points)))
+    before = F.B.copy()
+    F.reserve(F.B.shape[0] - F.M + 1)                  # one more than its room
+    assert F.B.shape == (size, size)
+    np.testing.assert_array_equal(F.B[:F.M, :F.M], before[:F.M, :F.M])
+
+
 @pytest.mark.parametrize("log2_sigma", [-1.0, 1.0])
 def test_held_back_changes_of_the_inverse_are_all_written(monkeypatch, log2_sigma):
     """The loop holds back the inverse's rank-one changes (``_events.PENDING`` at a time) and
