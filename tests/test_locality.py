@@ -91,11 +91,44 @@ def test_the_rates_over_runs_equal_the_dense_product(m):
     assert np.abs(out - dense).max() > 0 or m == 1      # (rounding: not the same sums)
 
 
+@pytest.mark.parametrize("m", [1, 5, 64])
+def test_the_row_products_over_runs_equal_the_dense_product(m):
+    """``_events.row_products`` (the elbow system's right-hand side over the packed runs) against
+    numpy's K_E v over whole rows: equal to rounding plus what the skipped entries (each at most
+    τ) can add, and exactly 0 for a row whose runs meet none of v's nonzero entries."""
+    d = make_wahba2d(400, 1)
+    K = gaussian_gram(d.X, sigma=2.0 ** -3)
+    order = locality.locality_order(d.X)
+    b = locality.KernelBlocks.from_gram(K, order)
+    rng = np.random.default_rng(m)
+    E = rng.choice(400, m, replace=False).astype(np.intp)
+    v = rng.standard_normal(400) * (rng.random(400) < 0.5)
+    KE = np.ascontiguousarray(K[E][:, order])
+    KP = np.full((m, int(b.row_len.max())), np.nan)      # what is not packed is not read
+    for k in range(m):
+        _events.pack_runs(KE[k], E[k], b.ptr, b.start, b.stop, KP[k])
+    out = np.full(m, np.nan)
+    _events.row_products(KP, v[order], m, E, b.ptr, b.start, b.stop, out)
+    dense = K[E] @ v
+    bound = 4e-16 * 400 * (np.abs(K[E]) @ np.abs(v)) + 2.0 ** -56 * np.abs(v).sum()
+    assert np.all(np.abs(out - dense) <= bound)
+    far = np.zeros(400)
+    runs = np.concatenate([np.arange(b.start[q], b.stop[q])
+                           for q in range(b.ptr[E[0]], b.ptr[E[0] + 1])])
+    outside = np.setdiff1d(np.arange(400), runs)
+    assert outside.size > 0                               # v only where row E[0] is skipped
+    far[order[outside]] = 1.0
+    _events.row_products(KP, far[order], m, E, b.ptr, b.start, b.stop, out)
+    assert out[0] == 0.0 and np.abs(K[E[0]] @ far) <= 2.0 ** -56 * outside.size
+
+
 def test_the_packed_runs_follow_the_elbow(monkeypatch):
     """The path's packed rows (``_Path.KP``, what the passes read) stay the runs of its elbow's
     kernel rows (``KE``, themselves K's rows in the blocks' order) through every event, entering
     and leaving, in the compiled loop and the numpy code alike: checked after each event or
-    batch of the loop's events (``_after_event``) of a 300-point σ = 2^-3 column."""
+    batch of the loop's events (``_after_event``) of a 300-point σ = 2^-3 column; and the elbow
+    system's right-hand side over them (``elbow_rhs(runs=True)``, ``exact_state``'s) is the one
+    over whole rows to rounding plus what the skipped entries (each at most τ) can add."""
     monkeypatch.setattr(locality, "MIN_POINTS", 0)
     monkeypatch.setattr(P, "COMPILED_FROM_N", 0)
     d = make_wahba2d(300, 0)
@@ -110,6 +143,13 @@ def test_the_packed_runs_follow_the_elbow(monkeypatch):
                                    for q in range(b.ptr[p], b.ptr[p + 1])])
             assert np.array_equal(path.KE[k], K[p, b.order])
             assert np.array_equal(path.KP[k, :runs.size], K[p, b.order[runs]])
+        beta = path.y * path.alpha                  # exact_state's right-hand side, over runs
+        whole = path.elbow_rhs(path.s, beta)
+        over_runs = path.elbow_rhs(path.s, beta, runs=True)
+        bF = np.where(np.isin(np.arange(300), path.E), 0.0, beta)
+        bound = 4e-16 * 300 * (np.abs(K[path.E]) @ np.abs(bF)) + 2.0 ** -56 * np.abs(bF).sum()
+        assert over_runs[0] == whole[0]
+        assert np.all(np.abs(over_runs[1:] - whole[1:]) <= bound)
         sizes.append(path.m)
 
     monkeypatch.setattr(P, "_after_event", checked)

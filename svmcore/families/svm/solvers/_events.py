@@ -822,6 +822,29 @@ def rates(KP, x, m, E, ptr, start, stop, pos, out, buf):
         out[i] = buf[pos[i]]
 
 
+@njit(cache=True, nogil=True, fastmath={"reassoc"})
+def row_products(KP, v, m, E, ptr, start, stop, out):
+    """out[k] = K[E[k], :] v for the elbow's rows, over their runs only (v in the blocks' order):
+    ``rates``' pass the other way round, for the elbow system's right-hand side
+    (``_Path.elbow_rhs``). Each run's products are summed in an order of the compiler's choosing
+    (``reassoc``: vectorized, as BLAS's dot products are)."""
+    for k in range(m):
+        row = KP[k]
+        p = E[k]
+        o = 0
+        total = 0.0
+        for q in range(ptr[p], ptr[p + 1]):
+            a, b = start[q], stop[q]
+            seg = v[a:b]
+            ks = row[o:o + b - a]
+            part = 0.0
+            for j in range(b - a):
+                part += ks[j] * seg[j]
+            total += part
+            o += b - a
+        out[k] = total
+
+
 @njit(cache=True, nogil=True)
 def pack_runs(row, p, ptr, start, stop, out):
     """out[:row_len[p]] = point p's runs of its kernel row (``row``, in the blocks' order), one

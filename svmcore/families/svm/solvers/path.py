@@ -582,15 +582,24 @@ class _Path:
             pass
         return np.linalg.lstsq(A, rhs, rcond=None)[0]
 
-    def elbow_rhs(self, s, beta):
-        """Right-hand side of the elbow system at s = 2nλ: [−Σ_{j∉E} β_j ; s y_E − K_{E,·} β_{∉E}]."""
-        E, m = self.E, self.m
+    def elbow_rhs(self, s, beta, runs=False):
+        """Right-hand side of the elbow system at s = 2nλ: [−Σ_{j∉E} β_j ; s y_E − K_{E,·} β_{∉E}].
+        ``runs``: with blocks, the products over the elbow rows' runs only (``KP``,
+        ``_events.row_products``: what the passes for the rates read; for the state's
+        recomputation, ``exact_state``, not for an answer's)."""
+        E, m, b = self.E, self.m, self.blocks
         bF = beta.copy()
         bF[E] = 0.0
-        rhs = np.empty(m + 1)
-        rhs[0] = -bF.sum()
-        rhs[1:] = s * self.y[E] - self.KE[:m] @ (bF if self.blocks is None else bF[self.blocks.order])
-        return rhs
+        if b is None:
+            products = self.KE[:m] @ bF
+        elif runs:
+            from ._events import row_products
+
+            products = np.empty(m)
+            row_products(self.KP, bF[b.order], m, E, b.ptr, b.start, b.stop, products)
+        else:
+            products = self.KE[:m] @ bF[b.order]
+        return np.r_[-bF.sum(), s * self.y[E] - products]
 
     # ------------------------------------------------------------------ state
     def set_solution(self, s, alpha, b):
@@ -622,7 +631,7 @@ class _Path:
         beta = y * self.alpha
         if m > 0:
             E = self.E
-            rhs = self.elbow_rhs(s, beta)
+            rhs = self.elbow_rhs(s, beta, runs=True)
             x = self.solve_elbow(rhs)
             self.alpha0 = float(x[0])
             beta[E] = x[1:]
