@@ -232,34 +232,37 @@ def _follow(run, K, y, upper):
     return taken, offered, parked_seen, parked_now, small
 
 
-def test_a_small_pivot_borders_the_inverse_with_a_refined_w():
+@pytest.mark.parametrize("n,log2_sigma,large", [(500, -1.5, False), (1200, -2.5, True)])
+def test_a_small_pivot_borders_the_inverse_with_a_refined_w(n, log2_sigma, large):
     """On elbows of ``REFINED_FROM`` … ``REFINED_BELOW`` − 1 points an entering point whose Schur
-    pivot c is below ``REFINED_PIVOT``·max K_ii has w = A⁻¹u refined once against A before the
+    pivot c is below ``REFINED_PIVOT``·max K_ii, and on larger elbows one whose pivot is below
+    ``LARGE_REFINED_PIVOT``·max K_ii, has w = A⁻¹u refined once against A before the
     loop borders the inverse with it (``_events._refined_w``): the inverse's new column, −w/c
     over w w'/c, then inverts the new A (|A B e_new − e_new|) better than the same bordering
     with w = B u as it is (``ExplicitInverse.commit_add`` on a copy of the state's inverse) at
     every such event, by more than 100× at the median (n = 500, σ = 2^-1.5: 173 such events,
-    1e-4 of the residual at the median). The path is followed by the numpy code; the loop
-    crosses one event from a copy of each state."""
+    1e-4 of the residual at the median; n = 1200, σ = 2^-2.5, elbows of 500 points or more: 19). The path
+    is followed by the numpy code; the loop crosses one event from a copy of each state."""
     from svmcore.families.svm.solvers import _events
 
-    K, y, upper, lams = _column(500, -1.5)
-    run = P._setup(K, y, upper, lams, 1e-8, True, None, 1e-11, None)
-    P._start_path(run, None)
+    K, y, upper, lams = _column(n, log2_sigma)
+    run = P._setup(K, y, upper, lams, 1e-8, True, None, 1e-11, None, compiled=large or None)
+    P._start_path(run, None)                    # (compiled: large elbows' inverses explicit)
+    low, high = ((_events.REFINED_BELOW, n) if large
+                 else (_events.REFINED_FROM, _events.REFINED_BELOW))
+    pivot = _events.LARGE_REFINED_PIVOT if large else _events.REFINED_PIVOT
     ratios = []
     for path in _numpy_walk(run, y, upper, 2000):
-        if P._compilable(path) and _events.REFINED_FROM <= path.m < _events.REFINED_BELOW:
-            ratios += _new_column_residual_ratio(run, path, K)
-    assert len(ratios) >= 50, len(ratios)
+        if P._compilable(path) and low <= path.m < high:
+            ratios += _new_column_residual_ratio(run, path, K, pivot)
+    assert len(ratios) >= (10 if large else 50), len(ratios)
     assert max(ratios) < 1.0 and np.median(ratios) < 1e-2, (max(ratios), np.median(ratios))
 
 
-def _new_column_residual_ratio(run, path, K):
+def _new_column_residual_ratio(run, path, K, pivot):
     """[|A B e − e| of the loop's inverse over that of the plain bordering], e the new column,
     when the loop's next event (from a copy of the state) is a point entering with a pivot
-    below ``REFINED_PIVOT``·max K_ii; else []."""
-    from svmcore.families.svm.solvers import _events
-
+    below ``pivot``·max K_ii; else []."""
     m = path.m
     mine = _clone(path)
     events, _ = P._run_compiled(mine, run.s_req[run.k], 1, 1)
@@ -268,7 +271,7 @@ def _new_column_residual_ratio(run, path, K):
     p = mine.E[m]
     plain = copy.deepcopy(path.F)
     c, data = plain.prepare_add(p, path._border(p), K[p, p])
-    if not c < _events.REFINED_PIVOT * path.kscale:
+    if not c < pivot * path.kscale:
         return []
     plain.commit_add(data)
     M = m + 2

@@ -12,8 +12,9 @@ points' bounds. An entering point whose Schur pivot is below 1e-6·max K_ii is l
 ``try_add`` does (``_careful_pivot``: A⁻¹u refined against A) and bordered in, or parked when it
 is within ``dep_level`` of the elbow's affine hull (n = 2000, log2 σ ≥ 0: about 800 such events
 a column, each a round trip to the numpy code before). An entering point with a pivot below
-1e-2·max K_ii on an elbow of 128–499 points has A⁻¹u refined once against A before it is
-bordered in (``_refined_w``, ``REFINED_PIVOT``), which the numpy code does not do. Another
+1e-2·max K_ii on an elbow of 128–499 points, or below 1e-3·max K_ii on a larger one, has A⁻¹u
+refined once against A before it is bordered in (``_refined_w``, ``_refines_w``), which the
+numpy code does not do. Another
 difference: a tracked direction that misses the check is refined from itself (x += A⁻¹ r, up
 to three times; the first step's r read off dh, the others' from A) before it is solved afresh
 as ``solve_elbow`` does; the numpy code solves afresh at once. Where that misses too, an elbow
@@ -440,11 +441,29 @@ def _careful_pivot(K, A, B, PL, PR, npend, p, m, u, w, r, d, kscale):
 #: (elbows of 150–550 points) the rebuilds fell from 53 / 137 / 304 to 32 / 80 / 180 and the
 #: loop's hand-backs by a third, the columns 0.82–0.90 of the time; the whole grid 0.95 / 0.93
 #: (seeds 0 / 1). Below 128 points (the wide kernels' small elbows, whose routes at tiny λ any
-#: change of rounding moves) and from 500 (where the step reads more than the misses it spares:
-#: σ = 2^-2.5 1.06 of the time) w is not refined.
+#: change of rounding moves) w is not refined. From 500 points (where a step for every pivot
+#: below 1e-2 read more than the misses it spared: n = 2000, σ = 2^-2.5 1.06 of the time) only a
+#: pivot below ``LARGE_REFINED_PIVOT``·max K_ii has it: there the misses grow with the elbow
+#: (n = 10,000, σ = 2^-3: a refined direction solved afresh at 1 % of the events of elbows of
+#: 2,100 points and half of those of 2,700–2,900, each several passes over A and its inverse,
+#: 58 MB apiece), and the smallest pivots are where they start. Side by side there: pivots
+#: below 1e-4 refined, 0.875 of the time (460.1 s against 525.8 s); below 1e-3, 0.917 of that
+#: (422.1 s). n = 5000, σ = 2^-3 one after another: 1e-4 45.5 s, 1e-3 47.0 s, every pivot below
+#: 1e-2 52.0 s, none 47.4–50.4 s (``bench/scale_history.md``)
 REFINED_PIVOT = 1e-2
 REFINED_FROM = 128
 REFINED_BELOW = 500
+LARGE_REFINED_PIVOT = 1e-3
+
+
+@njit(inline="always")
+def _refines_w(c, m, kscale):
+    """Whether an entering point with Schur pivot c on an elbow of m points has w refined
+    (``_refined_w``): c below ``REFINED_PIVOT``·max K_ii from ``REFINED_FROM`` points, below
+    ``LARGE_REFINED_PIVOT``·max K_ii from ``REFINED_BELOW``."""
+    if m < REFINED_FROM:
+        return False
+    return c < (REFINED_PIVOT if m < REFINED_BELOW else LARGE_REFINED_PIVOT) * kscale
 
 
 @njit(inline="always")
@@ -678,7 +697,7 @@ def _cross(K, y, upper, alpha, status, h, park_bound, KE, KP, A, B, PL, PR, E, x
                 c = _careful_pivot(K, A, B, PL, PR, npend, first, m, u, w, r, d, kscale)
                 if c != c:
                     return BAIL, events, s, alpha0, m, Fk, npend
-            elif c < REFINED_PIVOT * kscale and REFINED_FROM <= m < REFINED_BELOW:
+            elif _refines_w(c, m, kscale):
                 c = _refined_w(K, A, B, PL, PR, npend, first, m, u, w, r, d)
         _move(y, alpha, h, dh, x, E, m, t)
         alpha0, s = alpha0 - t * x[0], s - t
