@@ -66,22 +66,29 @@ def test_the_runs_hold_every_entry_above_tau_and_no_empty_chunk(sign):
     assert b.cover < 0.6
 
 
-@pytest.mark.parametrize("m", [1, 5, 64])
-def test_the_rates_over_runs_equal_the_dense_product(m):
-    """``_events.rates`` (the elbow's rows in the blocks' column order, their runs packed by
-    ``pack_runs`` and summed) against numpy's x[1:] K_E + x[0] over whole rows, in the points'
-    own order: equal to rounding plus what the skipped entries (each at most τ) can add."""
+def _packed_elbow(m):
+    """A 400-point σ = 2^-3 kernel's blocks and m random elbow rows' packed runs (what is not
+    packed is NaN, so that reading it shows): (K, order, blocks, E, KP, the generator)."""
     d = make_wahba2d(400, 1)
     K = gaussian_gram(d.X, sigma=2.0 ** -3)
     order = locality.locality_order(d.X)
     b = locality.KernelBlocks.from_gram(K, order)
     rng = np.random.default_rng(m)
     E = rng.choice(400, m, replace=False).astype(np.intp)
-    x = rng.standard_normal(m + 1) * 10.0
     KE = np.ascontiguousarray(K[E][:, order])
-    KP = np.full((m, int(b.row_len.max())), np.nan)      # what is not packed is not read
+    KP = np.full((m, int(b.row_len.max())), np.nan)
     for k in range(m):
         _events.pack_runs(KE[k], E[k], b.ptr, b.start, b.stop, KP[k])
+    return K, order, b, E, KP, rng
+
+
+@pytest.mark.parametrize("m", [1, 5, 64])
+def test_the_rates_over_runs_equal_the_dense_product(m):
+    """``_events.rates`` (the elbow's rows in the blocks' column order, their runs packed by
+    ``pack_runs`` and summed) against numpy's x[1:] K_E + x[0] over whole rows, in the points'
+    own order: equal to rounding plus what the skipped entries (each at most τ) can add."""
+    K, order, b, E, KP, rng = _packed_elbow(m)
+    x = rng.standard_normal(m + 1) * 10.0
     out, buf = np.empty(400), np.empty(400)
     _events.rates(KP, x, m, E, b.ptr, b.start, b.stop, b.pos, out, buf)
     dense = x[1:] @ K[E] + x[0]
@@ -96,17 +103,8 @@ def test_the_row_products_over_runs_equal_the_dense_product(m):
     """``_events.row_products`` (the elbow system's right-hand side over the packed runs) against
     numpy's K_E v over whole rows: equal to rounding plus what the skipped entries (each at most
     τ) can add, and exactly 0 for a row whose runs meet none of v's nonzero entries."""
-    d = make_wahba2d(400, 1)
-    K = gaussian_gram(d.X, sigma=2.0 ** -3)
-    order = locality.locality_order(d.X)
-    b = locality.KernelBlocks.from_gram(K, order)
-    rng = np.random.default_rng(m)
-    E = rng.choice(400, m, replace=False).astype(np.intp)
+    K, order, b, E, KP, rng = _packed_elbow(m)
     v = rng.standard_normal(400) * (rng.random(400) < 0.5)
-    KE = np.ascontiguousarray(K[E][:, order])
-    KP = np.full((m, int(b.row_len.max())), np.nan)      # what is not packed is not read
-    for k in range(m):
-        _events.pack_runs(KE[k], E[k], b.ptr, b.start, b.stop, KP[k])
     out = np.full(m, np.nan)
     _events.row_products(KP, v[order], m, E, b.ptr, b.start, b.stop, out)
     dense = K[E] @ v
