@@ -114,9 +114,13 @@ COMPILED_SCHUR_FROM = 1500
 #: to block-LU for good. n = 10,000, σ = 2^-2.5: every large explicit inverse lasted 9–40
 #: changes, from the column's 320th event; σ = 2^-3 (2,100–2,800 points, where the loop took
 #: 519.1 s against 552.3 s) met four short-lived ones in a row at most (20–36 changes each,
-#: around its 1,500th and 4,200th events), n = 5000, σ = 2^-3 none
+#: around its 1,500th and 4,200th events), n = 5000, σ = 2^-3 none. With large elbows' small
+#: pivots refined (``_events.LARGE_REFINED_PIVOT``, the twenty-third session) σ = 2^-2.5's
+#: explicit inverses last longer: 68 large rebuilds instead of 350, 42 of them short-lived, at
+#: most 21 in a row, and kept explicit the column took 433.7 s against 589.2 s given up after six
+#: (side by side), so 32 in a row now
 EXPLICIT_LASTS = 64
-EXPLICIT_SHORT_LIVED = 6
+EXPLICIT_SHORT_LIVED = 32
 
 _R, _L, _E, _P = 0, 1, 2, 3          # status codes: right (α=0), left (α=L), elbow, parked
 _SGN = np.array([-1.0, 1.0, 0.0, 0.0])   # direction in which a non-elbow point meets the margin
