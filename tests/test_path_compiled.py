@@ -241,8 +241,8 @@ def test_a_small_pivot_borders_the_inverse_with_a_refined_w(n, log2_sigma, large
     over w w'/c, then inverts the new A (|A B e_new − e_new|) better than the same bordering
     with w = B u as it is (``ExplicitInverse.commit_add`` on a copy of the state's inverse) at
     every such event, by more than 100× at the median (n = 500, σ = 2^-1.5: 173 such events,
-    1e-4 of the residual at the median; n = 1200, σ = 2^-2.5, elbows of 500 points or more: 19). The path
-    is followed by the numpy code; the loop crosses one event from a copy of each state."""
+    1e-4 of the residual at the median; n = 1200, σ = 2^-2.5, elbows of 500 points or more: 19).
+    The path is followed by the numpy code; the loop crosses one event from a copy of each state."""
     from svmcore.families.svm.solvers import _events
 
     K, y, upper, lams = _column(n, log2_sigma)
@@ -332,8 +332,9 @@ def test_compiled_columns_answer_as_the_numpy_path(monkeypatch, log2_sigma, cost
     relative or to the KKT bound, and the loop took most events. With ``large_from`` = 0 every
     direction is accepted at the large elbows' ``DIRECTION_RTOL``, as elbows of 500 points or
     more are (n = 300 has none); with ``schur_from`` the elbow passes ``COMPILED_SCHUR_FROM``, where
-    its explicit inverse is kept (``give_up`` False), kept while it lasts (None: at σ = 2, C_B = 4.5
-    the rule gives up, ``_Path._count_short_lived``), or given up at its first rebuild (True): the
+    its explicit inverse is kept (``give_up`` False), kept while it lasts (None: the default rule,
+    ``_Path._count_short_lived``, whichever way it goes; at σ = 2, C_B = 4.5 it gave up after six
+    short-lived inverses and keeps them with 32), or given up at its first rebuild (True): the
     column's large elbows then go to the numpy code's block-LU inverse, and the elbows cross from
     the loop to block-LU and back."""
     from svmcore.families.svm.solvers import _events
