@@ -55,7 +55,7 @@ def _bordered(K, E):
     return A
 
 
-def _same_state(a, b, s_before, rate=1.0, seg=None, old_E=None, inverse_within=10.0):
+def _same_state(a, b, s_before, rate=1.0, seg=None, old_E=None, inverse_within=100.0):
     """Two states after the same event from s_before: the same partition, s, α and h to
     rounding, and an inverse of A as good as the numpy code's. Both codes accept the segment's
     direction x at a residual of 1e-12 (1 + max K_ii max|x|), so x, and the step t ≤ s_before
@@ -83,17 +83,23 @@ def _same_state(a, b, s_before, rate=1.0, seg=None, old_E=None, inverse_within=1
     np.testing.assert_allclose(a.K @ (a.y * d_alpha) + (alpha0 - b.alpha0), 0.0, rtol=0,
                                atol=h_tol)
     assert abs(a.y @ d_alpha) <= 1e-9 * a.upper.sum()
-    np.testing.assert_allclose(alpha, b.alpha, rtol=0, atol=1e-5 * a.upper.max())
+    # exact twins (equal kernel rows and labels) share α only through its sum: which of them
+    # the elbow holds and which is parked is decided by rounding
+    _, twin = np.unique(np.c_[a.K, a.y], axis=0, return_inverse=True)
+    twin = twin.ravel()
+    np.testing.assert_allclose(np.bincount(twin, alpha), np.bincount(twin, b.alpha), rtol=0,
+                               atol=1e-5 * a.upper.max())
     # A⁻¹: of a nearly singular A (entries up to 1e6 at σ = 2), so compared by how well each
     # inverts its own A, not entry by entry (there they differ by the condition number times the
     # rounding of the products that update them, summed in another order)
     M = a.m + 1
     miss_a = np.abs(a.A[:M, :M] @ a.F.B[:M, :M] - np.eye(M)).max()
     miss_b = np.abs(b.A[:M, :M] @ b.F.B[:M, :M] - np.eye(M)).max()
-    # (within 10× of the numpy code's residual, or both small enough that a refinement step
-    # against A gains three digits, which is what the loop's directions need of it: the 10×
-    # held on OpenBLAS's Haswell kernels; on its SkylakeX ones the updates round otherwise,
-    # 14× at 1.5e-4 and 12× at 4.7e-8, where the condition numbers were 2e7)
+    # (within ``inverse_within`` of the numpy code's residual, or both small enough that a
+    # refinement step against A gains three digits, which is what the loop's directions need of
+    # it; the caller holds the median ratio over its walk: one event's ratio is rounding's
+    # luck, amplified by the condition number: 6–26× at worst per column, median 1.0–1.04, on
+    # OpenBLAS's Haswell kernels and a Zen 3 core, 14× on its SkylakeX ones)
     assert miss_a <= max(inverse_within * miss_b, 1e-9) or max(miss_a, miss_b) <= 1e-3, \
         (miss_a, miss_b)
     return miss_a, miss_b
@@ -121,7 +127,9 @@ def test_each_compiled_event_equals_the_numpy_crossing(monkeypatch, log2_sigma, 
                                                        duplicates, offset, blocks):
     """Follow a column with the numpy code. Before each of its events, hand a copy of the state
     to the compiled loop for one event: when it takes the event, the resulting state must be the
-    numpy code's (the same partition; s, α, h and A⁻¹ to rounding). σ = 2^2.5 has a nearly
+    numpy code's (the same partition; s, α, h and A⁻¹ to rounding: α of exact twins through its
+    sum, and A⁻¹ within 100× of the numpy code's |A B − I| at each event and 1.5× at the
+    median over the column). σ = 2^2.5 has a nearly
     singular elbow matrix; C_B = 4.5 unequal upper bounds; 20 repeated points are parked (their
     bounds move on every leave). Twins 1e-6 or 1e-4 apart meet the margin one at a time, each
     with a small pivot (below 1e-6·max K_ii) once its twin is in the elbow: the loop recomputes
@@ -143,10 +151,12 @@ def test_each_compiled_event_equals_the_numpy_crossing(monkeypatch, log2_sigma, 
     monkeypatch.setattr(P, "_start_by_homotopy", lambda *a, **k: None)
     sizes = (300,) if blocks else (160, 200, 240) if duplicates else (160,)
     for n in sizes:                # (σ = 2^-3 has fewer events a point)
-        counts = _walk(n, log2_sigma, cost_b, duplicates, offset, blocks)
+        counts, misses = _walk(n, log2_sigma, cost_b, duplicates, offset, blocks)
         if _shows_enough(counts, duplicates, offset, blocks):
             break
     assert _shows_enough(counts, duplicates, offset, blocks), counts
+    ratio = [a / b for a, b in misses if max(a, b) > 1e-9]
+    assert not ratio or np.median(ratio) <= 1.5, np.quantile(ratio, [0.5, 0.9, 1.0])
 
 
 def _shows_enough(counts, duplicates, offset, blocks):
@@ -162,7 +172,8 @@ def _shows_enough(counts, duplicates, offset, blocks):
 
 
 def _walk(n, log2_sigma, cost_b, duplicates, offset, blocks):
-    """Follow one column of ``n`` points (``_follow``): its counts."""
+    """Follow one column of ``n`` points (``_follow``): its counts, and each compared event's
+    |A B − I| of the loop's inverse and of the numpy code's."""
     from svmcore.families.svm.solvers import locality
 
     K, y, upper, lams = _column(n, log2_sigma, cost_b, duplicates, offset)
@@ -196,8 +207,10 @@ def _numpy_walk(run, y, upper, max_events):
 def _follow(run, K, y, upper):
     """``test_each_compiled_event_equals_the_numpy_crossing``'s walk: (events the loop took,
     events offered to it, of those with parked points, of those that parked a point, of those
-    where a point entered with a pivot below ``try_add``'s 1e-6·max K_ii)."""
+    where a point entered with a pivot below ``try_add``'s 1e-6·max K_ii), and each taken
+    event's pair of inverse residuals (``_same_state``)."""
     taken = offered = parked_seen = parked_now = small = 0
+    misses = []
     while run.k < run.s_req.size and run.total_events < 3000:
         path = run.path
         events = 0
@@ -225,11 +238,11 @@ def _follow(run, K, y, upper):
             parked_seen += int(np.any(path.status == P._P))
             parked_now += int(np.sum(path.status == P._P) > parked_before)
             small += int(small_pivot)
-            _same_state(mine, path, s_before, rate, seg, old_E)
+            misses.append(_same_state(mine, path, s_before, rate, seg, old_E))
         path.n_events += 1
         run.total_events += 1
         P._after_event(run)
-    return taken, offered, parked_seen, parked_now, small
+    return (taken, offered, parked_seen, parked_now, small), misses
 
 
 @pytest.mark.parametrize("n,log2_sigma,large", [(500, -1.5, False), (1200, -2.5, True)])
