@@ -153,6 +153,17 @@ def _counted_finish(monkeypatch, *args, **kw):
     return sol, len(calls)
 
 
+def _needs_a_long_correction(n_solves, limit):
+    """Skip, naming the platform, where cvxopt's answer is finished in ``n_solves`` ≤ limit
+    free-set solves when let run: cvxopt's interior-point iterates round otherwise on other
+    machines (n = 500, σ = 1, log2(nλ) = −18: 31 solves on a Zen 4 core, one on a Zen 3 core,
+    where the first solve is already exact), and there is then no long correction to cut."""
+    from test_refactor_identity import _platform
+
+    if n_solves <= limit:
+        pytest.skip(f"cvxopt's answer needs {n_solves} free-set solves on {_platform()}")
+
+
 def _checked_residual(K, y, upper, lam, sol):
     """The KKT residual recomputed from α and b."""
     from svmcore.families.svm.solvers._common import decision_values, zero_scale
@@ -167,6 +178,7 @@ def test_finish_stops_a_correction_that_no_longer_improves(monkeypatch):
     ``stall_rounds`` = 8 at most 2·9 solves are made, and the answer is the same exact one."""
     args = _raw_cvxopt(500, 0.0, -18.0)
     free_run, n_free = _counted_finish(monkeypatch, *args, stall_rounds=10 ** 6)
+    _needs_a_long_correction(n_free, 2 * (8 + 1))
     sol, n_calls = _counted_finish(monkeypatch, *args)
     assert n_calls <= 2 * (8 + 1) < n_free
     assert sol.polished and _checked_residual(*args[:4], sol) <= 1e-8
@@ -201,6 +213,7 @@ def test_finish_gives_a_far_answer_a_short_try(monkeypatch, n, log2_sigma, log2_
     K, y, upper, lam, alpha, b = _raw_cvxopt(n, log2_sigma, log2_nlambda)
     args = (K, y, upper, lam, alpha, b + 1.0)
     full, n_full = _counted_finish(monkeypatch, *args)
+    _needs_a_long_correction(n_full, 2 * (2 + 1))
     short, n_short = _counted_finish(monkeypatch, *args, near=NEAR_SOLUTION)
     assert n_short <= 2 * (2 + 1) < n_full
     assert np.max(np.abs(short.f - full.f)) <= 1e-9 * np.max(np.abs(full.f))
@@ -250,7 +263,10 @@ def test_finish_takes_the_margin_band_start_unless_told_not_to(monkeypatch, band
     monkeypatch.setattr(_common, "_correct", lambda *a, **k: starts.append(1) or correct(*a, **k))
     sol = _common.finish_dual(*args, "cvxopt", tol=0.0, band_start=band_start)
     assert len(starts) == (2 if band_start else 1)
-    assert (_checked_residual(*args[:4], sol) <= 1e-8) is band_start
+    finished = _checked_residual(*args[:4], sol) <= 1e-8
+    if not band_start and finished:               # the first correction was enough here
+        _needs_a_long_correction(_counted_finish(monkeypatch, *args)[1], 1)
+    assert finished is band_start
 
 
 def test_the_margin_band_finishes_cvxopts_answer_at_a_large_lambda():
