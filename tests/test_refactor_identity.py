@@ -154,14 +154,15 @@ def _within_their_floors(case):
     from svmcore.kernels import gaussian_gram
     from svmcore.weights import class_weights_from_costs
 
-    d, grid = make_wahba2d(200, 0), GridSpec.paper()
-    costs = COSTS[case]
+    n, grid = 200, GridSpec.paper()
+    d, costs = make_wahba2d(n, 0), COSTS[case]
     upper = class_weights_from_costs(d.y, costs.get("cost_a", 1.0), costs.get("cost_b", 1.0),
                                      costs.get("prior_a")).upper_bounds(d.y)
-    lams = 2.0 ** grid.log2_nlambda.values() / 200
+    lams = 2.0 ** grid.log2_nlambda.values() / n
     for log2_sigma in grid.log2_sigma.values():
         K = gaussian_gram(d.X, sigma=2.0 ** log2_sigma)
         for a in solve_path(K, d.y, upper, lams, compiled=True):
-            f = K @ (d.y * a.alpha / (400 * a.lam)) + a.b
+            s = 2 * n * a.lam
+            f = K @ (d.y * a.alpha / s) + a.b
             bound = max(1e-8, rounding_floor(K, d.y, a.alpha, a.lam, a.b))
-            assert kkt_residual(d.y, f, a.alpha, upper, scale=min(1.0, 400 * a.lam)) <= bound
+            assert kkt_residual(d.y, f, a.alpha, upper, scale=min(1.0, s)) <= bound
