@@ -55,7 +55,13 @@ def _bordered(K, E):
     return A
 
 
-def _same_state(a, b, s_before, rate=1.0, seg=None, old_E=None, inverse_within=100.0):
+def _twin_classes(K, y):
+    """Each point's class of exact twins (equal kernel rows and labels), numbered."""
+    return np.unique(np.c_[K, y], axis=0, return_inverse=True)[1].ravel()
+
+
+def _same_state(a, b, s_before, rate=1.0, seg=None, old_E=None, inverse_within=100.0,
+                twin=None):
     """Two states after the same event from s_before: the same partition, s, α and h to
     rounding, and an inverse of A as good as the numpy code's. Both codes accept the segment's
     direction x at a residual of 1e-12 (1 + max K_ii max|x|), so x, and the step t ≤ s_before
@@ -64,7 +70,8 @@ def _same_state(a, b, s_before, rate=1.0, seg=None, old_E=None, inverse_within=1
     towards the margin when that is below 1 (``rate``: t = gap / rate; a point nearly dependent
     on the elbow moves with it, at rates down to 1e-5 here). α, α_0 and h are compared at the
     numpy code's s: the loop's are moved there along the numpy code's segment ``seg`` (elbow
-    ``old_E`` before the event), on which they are affine in s."""
+    ``old_E`` before the event), on which they are affine in s. ``twin``: ``_twin_classes`` of
+    the states' K and y, when the caller has them."""
     np.testing.assert_array_equal(a.status, b.status)
     np.testing.assert_array_equal(np.sort(a.E), np.sort(b.E))
     cond = _cond(b) if b.m else 1.0
@@ -85,8 +92,7 @@ def _same_state(a, b, s_before, rate=1.0, seg=None, old_E=None, inverse_within=1
     assert abs(a.y @ d_alpha) <= 1e-9 * a.upper.sum()
     # exact twins (equal kernel rows and labels) share α only through its sum: which of them
     # the elbow holds and which is parked is decided by rounding
-    _, twin = np.unique(np.c_[a.K, a.y], axis=0, return_inverse=True)
-    twin = twin.ravel()
+    twin = _twin_classes(a.K, a.y) if twin is None else twin
     np.testing.assert_allclose(np.bincount(twin, alpha), np.bincount(twin, b.alpha), rtol=0,
                                atol=1e-5 * a.upper.max())
     # A⁻¹: of a nearly singular A (entries up to 1e6 at σ = 2), so compared by how well each
@@ -210,7 +216,7 @@ def _follow(run, K, y, upper):
     where a point entered with a pivot below ``try_add``'s 1e-6·max K_ii), and each taken
     event's pair of inverse residuals (``_same_state``)."""
     taken = offered = parked_seen = parked_now = small = 0
-    misses = []
+    misses, twin = [], _twin_classes(K, y)
     while run.k < run.s_req.size and run.total_events < 3000:
         path = run.path
         events = 0
@@ -238,7 +244,7 @@ def _follow(run, K, y, upper):
             parked_seen += int(np.any(path.status == P._P))
             parked_now += int(np.sum(path.status == P._P) > parked_before)
             small += int(small_pivot)
-            misses.append(_same_state(mine, path, s_before, rate, seg, old_E))
+            misses.append(_same_state(mine, path, s_before, rate, seg, old_E, twin=twin))
         path.n_events += 1
         run.total_events += 1
         P._after_event(run)
@@ -684,7 +690,7 @@ def test_an_event_from_a_lost_inverse_is_taken_as_after_the_numpy_codes_rebuild(
     run = P._setup(K, y, upper, lams, 1e-8, True, None, 1e-11, None)
     P._start_path(run, None)
     rng = np.random.default_rng(0)
-    misses = []
+    misses, twin = [], _twin_classes(K, y)
     for path in _numpy_walk(run, y, upper, 600):
         if not P._compilable(path) or path.m < 2 or path.F.k < 1:
             continue
@@ -703,7 +709,7 @@ def test_an_event_from_a_lost_inverse_is_taken_as_after_the_numpy_codes_rebuild(
                 _straddles(seg, rebuilt) or seg.t == 0.0:
             continue
         assert events == (1, False)
-        misses.append(_same_state(lost, rebuilt, s_before, inverse_within=100.0))
+        misses.append(_same_state(lost, rebuilt, s_before, inverse_within=100.0, twin=twin))
         assert lost.F.k <= 1
     assert len(misses) >= 20, len(misses)
     ratio = [a / b for a, b in misses if max(a, b) > 1e-9]
