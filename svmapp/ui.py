@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import time
 from collections import OrderedDict
@@ -427,6 +428,13 @@ def stale_banner() -> None:
 def _on_cancel() -> None:
     SS.cancelled = SS.get("requested")
     SS.cancel_note = "Sweep cancelled; the earlier result is kept."
+    _timing_log("cancel pressed")
+
+
+def _timing_log(event: str) -> None:
+    """One line on the server's console with SVMAPP_TIMING set (the browser tests keep it)."""
+    if os.environ.get("SVMAPP_TIMING"):
+        print(f"[svmapp] {event}", flush=True)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -626,6 +634,8 @@ def _sweep(s: dict, loaded):
                 return job.result()
             time.sleep(0.2)
     finally:
+        if not job.done():
+            _timing_log(f"sweep stopped by a rerun after {time.perf_counter() - t0:.1f} s")
         stop.set()                    # a cancel or a rerun: the worker stops at its next column
         pool.shutdown(wait=False)
         holder.empty()
@@ -669,6 +679,7 @@ def run_if_requested(force_default: bool = False) -> None:
             result = _sweep(s, loaded)
         except Exception as exc:
             return _fail(f"The sweep failed: {type(exc).__name__}: {exc}", s)
+        _timing_log(f"sweep finished in {result.seconds:.1f} s")
         E.record_rate(result, loaded.train.n)
         _store_put(key, (result, loaded))
         if s["source"] != "upload":

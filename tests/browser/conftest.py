@@ -23,10 +23,24 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+SERVER_LOG = ROOT / "artifacts" / "e2e_server.log"
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A failed browser test prints the end of the server's log (a CI run keeps nothing else)."""
+    report = yield
+    if report.failed and "server" in item.fixturenames and SERVER_LOG.exists():
+        tail = SERVER_LOG.read_text(errors="replace").splitlines()[-40:]
+        report.sections.append(("streamlit server log (last 40 lines)", "\n".join(tail)))
+    return report
+
+
 @pytest.fixture(scope="session")
 def server():
     port = free_port()
-    log = open(ROOT / "artifacts" / "e2e_server.log", "w") if (ROOT / "artifacts").is_dir() else subprocess.DEVNULL
+    SERVER_LOG.parent.mkdir(exist_ok=True)
+    log = open(SERVER_LOG, "w")
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
          "--server.headless", "true", "--server.address", "127.0.0.1",

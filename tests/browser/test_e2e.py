@@ -100,6 +100,7 @@ def test_live_sidebar_click_and_shared_link(server, browser):
     # run it, cancel while it runs: the earlier result stays
     page.get_by_role("button", name="Run sweep").last.click()
     page.get_by_role("button", name="Cancel").wait_for()
+    page.get_by_text("Sweep: ≈").first.wait_for()      # its progress loop runs (as a user sees it)
     page.get_by_role("button", name="Cancel").click()
     page.get_by_text("Sweep cancelled; the earlier result is kept.").wait_for()
     page.get_by_text("grid log2(nλ) -12:0:3 × log2 σ -1:1:1").first.wait_for()
