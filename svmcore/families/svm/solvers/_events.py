@@ -44,6 +44,11 @@ rebuild of the inverse), so cancel checks and the event cap keep their places.
 
 The arithmetic is that of the numpy code, but sums run in another order than BLAS's: the path's
 answers (recomputed from the partition at each requested λ) agree to rounding.
+
+The helpers are plain ``@njit`` functions, called, not inlined by numba (``inline="always"``
+retyped each helper at every call: a new installation's first path compiled for 112 s on two
+Zen 3 cores, 58 s without). LLVM still inlines them when it links the loop: the answers are
+bitwise the same and the paper grid's columns take the same time (``bench/scale_history.md``).
 """
 from __future__ import annotations
 
@@ -58,7 +63,7 @@ DUE = 3          # (within the loop) the owner's bookkeeping is due: returned as
 _R, _L, _E, _P = 0, 1, 2, 3      # as path.py
 
 
-@njit(inline="always")
+@njit
 def _symv(M, x, size, out):
     """out[:size] = M[:size, :size]' x[:size] by rows (M symmetric up to rounding), each entry
     summed over the rows in their order: out_i = (((0 + x_0 M_0i) + x_1 M_1i) + …), the terms
@@ -90,7 +95,7 @@ def _symv(M, x, size, out):
 PENDING = 8      # rank-one changes of A⁻¹ held back (PL, PR) before they are written into B
 
 
-@njit(inline="always")
+@njit
 def _bsymv(B, PL, PR, npend, x, size, out):
     """out = A⁻¹ x with A⁻¹ = B + Σ_k PL_k PR_k' (the changes not yet written into B)."""
     _symv(B, x, size, out)
@@ -102,7 +107,7 @@ def _bsymv(B, PL, PR, npend, x, size, out):
             out[i] += PL[k, i] * t
 
 
-@njit(inline="always")
+@njit
 def _flush(B, PL, PR, npend, size):
     """Write the held-back changes into B, row by row (each row once through the cache); every
     entry gets B_ij += PL_ki PR_kj in the order of the changes, as the eager updates did. With
@@ -125,7 +130,7 @@ def _flush(B, PL, PR, npend, size):
     return 0
 
 
-@njit(inline="always")
+@njit
 def _pair_held(PL, i):
     """Whether rows i and i + 1 take every held-back change (no zero PL entry: a row bordered
     in after a change holds a zero there and must not be touched by it)."""
@@ -135,7 +140,7 @@ def _pair_held(PL, i):
     return True
 
 
-@njit(inline="always")
+@njit
 def _flush_pair(B, PL, PR, i, size):
     """Rows i and i + 1 of B += Σ_k PL_k PR_k' for the ``PENDING`` (= 8) held-back changes, each
     entry's eight updates in the order of the changes (``_flush``'s sums, written out)."""
@@ -153,7 +158,7 @@ def _flush_pair(B, PL, PR, i, size):
                 + b6 * q6) + b7 * q7
 
 
-@njit(inline="always")
+@njit
 def _residual(A, x, y, E, m, r):
     """r = [0; y_E] − A x; returns max |r|."""
     M = m + 1
@@ -166,7 +171,7 @@ def _residual(A, x, y, E, m, r):
     return worst
 
 
-@njit(inline="always")
+@njit
 def _xmax(x, M):
     out = 0.0
     for j in range(1, M):
@@ -174,7 +179,7 @@ def _xmax(x, M):
     return out
 
 
-@njit(inline="always")
+@njit
 def _checked_on_A(A, B, PL, PR, npend, x, y, E, m, kscale, r, d, rtol):
     """The tracked direction's check against A (a pass over A, |E|², instead of the pass over the
     elbow's kernel rows, |E|·n, that reads it off dh): True when x passes; else x takes one
@@ -188,7 +193,7 @@ def _checked_on_A(A, B, PL, PR, npend, x, y, E, m, kscale, r, d, rtol):
     return False
 
 
-@njit(inline="always")
+@njit
 def _direction(A, B, PL, PR, npend, x, y, E, m, kscale, r, d, rtol, tries):
     """The segment's direction x = A⁻¹[0; y_E] to the residual bound rtol (1 + max K_ii
     max|x_E|) (``_Path.direction``'s, with rtol 1e-12 or ``DIRECTION_RTOL``): the tracked x,
@@ -200,7 +205,7 @@ def _direction(A, B, PL, PR, npend, x, y, E, m, kscale, r, d, rtol, tries):
     return _afresh(A, B, PL, PR, npend, x, y, E, m, kscale, r, d, rtol)
 
 
-@njit(inline="always")
+@njit
 def _afresh(A, B, PL, PR, npend, x, y, E, m, kscale, r, d, rtol):
     """x = A⁻¹[0; y_E] solved afresh, B[0; y_E] refined against A in up to three steps until its
     residual is at most rtol (1 + max K_ii max|x_E|), as ``solve_elbow`` does; True when it
@@ -226,7 +231,7 @@ def _afresh(A, B, PL, PR, npend, x, y, E, m, kscale, r, d, rtol):
 REBUILT_BELOW = 200
 
 
-@njit(inline="always")
+@njit
 def _rebuilt(A, B, PL, PR, m):
     """B = A⁻¹ afresh, the held-back changes dropped, as ``ExplicitInverse`` makes it for the
     numpy code: LAPACK's gesv on the identity (``np.linalg.inv``'s algorithm; numba calls
@@ -256,9 +261,7 @@ def _solved(A, B, PL, PR, npend, Fk, x, y, E, m, kscale, r, d, rtol):
     B[0; y_E] refined), else, where that misses, the inverse rebuilt in the loop (``_rebuilt``)
     and x solved afresh from it (``_afresh``). Returns (whether x passed, the changes
     held back, the changes since the inverse's rebuild). From the rebuilt inverse x is refined
-    to 1e-15, as ``solve_elbow`` refines it after its rebuild. Compiled once, not inlined at
-    its two calls in ``_cross``: inlined, the loop took 91 s to compile on a new installation
-    instead of 63 s (47 s before the rebuild), and the grid's time was the same either way."""
+    to 1e-15, as ``solve_elbow`` refines it after its rebuild."""
     if _direction(A, B, PL, PR, npend, x, y, E, m, kscale, r, d, rtol, 2):
         return True, npend, Fk
     if not _rebuilt(A, B, PL, PR, m):
@@ -266,7 +269,7 @@ def _solved(A, B, PL, PR, npend, Fk, x, y, E, m, kscale, r, d, rtol):
     return _afresh(A, B, PL, PR, 0, x, y, E, m, kscale, r, d, 1e-15), 0, 0
 
 
-@njit(inline="always")
+@njit
 def _refined(B, PL, PR, npend, KE, KP, x, y, E, m, n, kscale, dh, r, d, rtol, blk):
     """The tracked direction's first refinement step, x += A⁻¹r, with r = [0; y_E] − A x read off
     its rates dh (``_rates_residual``), then its new rates and their check: a pass over B and one
@@ -285,7 +288,7 @@ def _refined(B, PL, PR, npend, KE, KP, x, y, E, m, n, kscale, dh, r, d, rtol, bl
     return _rates_residual(x, y, E, m, dh) <= rtol * (1.0 + kscale * _xmax(x, M))
 
 
-@njit(inline="always")
+@njit
 def _rates(KE, KP, x, m, n, dh, E, blk):
     """dh = x[1:] K_E + x[0] (the margins' rates, one pass over the elbow's kernel rows): over
     each row's runs when the path keeps ``locality.KernelBlocks`` (blk: its order, pos, ptr,
@@ -311,14 +314,14 @@ def _rates(KE, KP, x, m, n, dh, E, blk):
             dh[i] += xk * KE[k, i]
 
 
-@njit(inline="always")
+@njit
 def _column(blk, p):
     """Point p's column in KE (its position in the blocks' order, or p)."""
     pos = blk[1]
     return pos[p] if pos.size else p
 
 
-@njit(inline="always")
+@njit
 def _rates_residual(x, y, E, m, dh):
     """max |[0; y_E] − A x| from the rates: A x = [Σ x_E; dh_E] (the rows of A below its first
     are the elbow's kernel rows and a 1, which the pass for dh has just summed): the tracked
@@ -332,7 +335,7 @@ def _rates_residual(x, y, E, m, dh):
     return max(worst, abs(total))
 
 
-@njit(inline="always")
+@njit
 def _first_event(y, upper, alpha, status, h, dh, x, E, m, s, tm, te):
     """``_next_event``'s steps: tm (non-elbow points to the margin), te (elbow α to a bound);
     returns the first step (inf: none before s = 0; nan: a nan among them)."""
@@ -368,7 +371,7 @@ def _first_event(y, upper, alpha, status, h, dh, x, E, m, s, tm, te):
     return t_ev
 
 
-@njit(inline="always")
+@njit
 def _enter_pivot(K, B, PL, PR, npend, KE, p, m, u, w, blk):
     """u = [1; K_Ep], w = A⁻¹u (``ExplicitInverse.prepare_add``); returns the pivot K_pp − u'w."""
     M = m + 1
@@ -380,7 +383,7 @@ def _enter_pivot(K, B, PL, PR, npend, KE, p, m, u, w, blk):
     return _pivot_of(K, p, u, w, M)
 
 
-@njit(inline="always")
+@njit
 def _pivot_of(K, p, u, w, M):
     """The entering point p's Schur pivot K_pp − u'w (w = A⁻¹u)."""
     c = K[p, p]
@@ -389,7 +392,7 @@ def _pivot_of(K, p, u, w, M):
     return c
 
 
-@njit(inline="always")
+@njit
 def _w_residual(A, u, w, M, r):
     """r = u − A w; returns max |r|."""
     _symv(A, w, M, r)
@@ -400,7 +403,7 @@ def _w_residual(A, u, w, M, r):
     return worst
 
 
-@njit(inline="always")
+@njit
 def _w_step(B, PL, PR, npend, r, M, w, d):
     """w += A⁻¹r with the held-back inverse (a refinement step of w = A⁻¹u, r its residual)."""
     _bsymv(B, PL, PR, npend, r, M, d)
@@ -408,7 +411,7 @@ def _w_step(B, PL, PR, npend, r, M, w, d):
         w[j] += d[j]
 
 
-@njit(inline="always")
+@njit
 def _careful_pivot(K, A, B, PL, PR, npend, p, m, u, w, r, d, kscale):
     """``try_add``'s second look at a small pivot: w = A⁻¹u (holding B u) refined against A to
     1e-13 as ``solve_elbow(u, rtol=1e-13, rescue=False)`` does, then the pivot K_pp − u'w. NaN
@@ -456,7 +459,7 @@ REFINED_BELOW = 500
 LARGE_REFINED_PIVOT = 1e-3
 
 
-@njit(inline="always")
+@njit
 def _refines_w(c, m, kscale):
     """Whether an entering point with Schur pivot c on an elbow of m points has w refined
     (``_refined_w``): c below ``REFINED_PIVOT``·max K_ii from ``REFINED_FROM`` points, below
@@ -466,7 +469,7 @@ def _refines_w(c, m, kscale):
     return c < (REFINED_PIVOT if m < REFINED_BELOW else LARGE_REFINED_PIVOT) * kscale
 
 
-@njit(inline="always")
+@njit
 def _refined_w(K, A, B, PL, PR, npend, p, m, u, w, r, d):
     """One refinement step of w = A⁻¹u against A (r = u − A w, w += A⁻¹r with the held-back
     inverse); returns the entering point p's pivot K_pp − u'w from the refined w."""
@@ -476,7 +479,7 @@ def _refined_w(K, A, B, PL, PR, npend, p, m, u, w, r, d):
     return _pivot_of(K, p, u, w, M)
 
 
-@njit(inline="always")
+@njit
 def _enter(K, y, A, B, PL, PR, npend, KE, KP, E, status, x, p, m, u, w, c, blk):
     """Border A⁻¹ (the rank-one change held back in PL, PR), the tracked direction and A with p
     (``try_add``'s clear case, ``_track_add``, ``ExplicitInverse.commit_add``,
@@ -518,7 +521,7 @@ def _enter(K, y, A, B, PL, PR, npend, KE, KP, E, status, x, p, m, u, w, c, blk):
     return npend + 1
 
 
-@njit(inline="always")
+@njit
 def _leave(A, B, PL, PR, npend, KE, KP, E, status, park_bound, x, j, m, col, blk):
     """Remove elbow position j (the last moves into it): ``ExplicitInverse.remove`` (its
     rank-one change held back in PL, PR), the parked points' bounds (``_raise_park_bounds``),
@@ -574,7 +577,7 @@ def _leave(A, B, PL, PR, npend, KE, KP, E, status, park_bound, x, j, m, col, blk
     return npend
 
 
-@njit(inline="always")
+@njit
 def _settle_parked(alpha, status, park_bound, upper, s, dep_level, bound_rtol):
     """``_unpark`` when no parked point is offered back: parked points at a bound join that set.
     Returns False (nothing changed) when some parked point is offered."""
@@ -593,7 +596,7 @@ def _settle_parked(alpha, status, park_bound, upper, s, dep_level, bound_rtol):
     return True
 
 
-@njit(inline="always")
+@njit
 def _single_event(tm, te, n, m, tol_t):
     """The one point whose event is within tol_t: (margin point, −1) or (−1, elbow position);
     (−1, −1) when there are several (a tie: ``_update_sets`` takes them together)."""
@@ -609,7 +612,7 @@ def _single_event(tm, te, n, m, tol_t):
     return first, leave
 
 
-@njit(inline="always")
+@njit
 def _move(y, alpha, h, dh, x, E, m, t):
     """``_move_to_event``: α_E and h are affine in s on the segment; step them by t."""
     for j in range(m):
