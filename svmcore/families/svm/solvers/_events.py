@@ -47,7 +47,7 @@ answers (recomputed from the partition at each requested λ) agree to rounding.
 
 The helpers are plain ``@njit`` functions, called, not inlined by numba (``inline="always"``
 retyped each helper at every call: a new installation's first path compiled for 112 s on two
-Zen 3 cores, 58 s without). LLVM still inlines them when it links the loop: the answers are
+Zen 3 cores, 58 s without, 45–50 s with ``ZERO``). LLVM still inlines them when it links the loop: the answers are
 bitwise the same and the paper grid's columns take the same time (``bench/scale_history.md``).
 """
 from __future__ import annotations
@@ -61,6 +61,9 @@ UNPARK = 2       # the last event removed an elbow point; parked points are offe
 DUE = 3          # (within the loop) the owner's bookkeeping is due: returned as RAN
 
 _R, _L, _E, _P = 0, 1, 2, 3      # as path.py
+#: 0 typed int64: a literal 0 where a count or an index starts is typed Literal[int](0) at first,
+#: and numba then compiles each helper it is passed to twice (for that and for int64)
+ZERO = np.int64(0)
 
 
 @njit
@@ -115,7 +118,7 @@ def _flush(B, PL, PR, npend, size):
     written together (``_flush_pair``): the same sums, with each entry held in a register
     across its eight updates and each PR entry read once for both rows (|E| = 950: 0.41 of the
     time of a row and a change at a time, ``bench/scale_history.md``)."""
-    i = 0
+    i = ZERO
     while i < size:
         if npend == PENDING == 8 and i + 1 < size and _pair_held(PL, i):
             _flush_pair(B, PL, PR, i, size)
@@ -266,7 +269,7 @@ def _solved(A, B, PL, PR, npend, Fk, x, y, E, m, kscale, r, d, rtol):
         return True, npend, Fk
     if not _rebuilt(A, B, PL, PR, m):
         return False, npend, Fk
-    return _afresh(A, B, PL, PR, 0, x, y, E, m, kscale, r, d, 1e-15), 0, 0
+    return _afresh(A, B, PL, PR, ZERO, x, y, E, m, kscale, r, d, 1e-15), ZERO, ZERO
 
 
 @njit
@@ -638,7 +641,7 @@ def run_events(K, y, upper, alpha, status, h, park_bound, KE, KP, A, B, E, x, s,
     written into B every ``PENDING`` changes and before returning: each event then reads B
     once (A⁻¹u for an entering point) instead of reading it and writing it back."""
     PL, PR = np.zeros((PENDING, x.size)), np.zeros((PENDING, x.size))
-    code, events, npend = RAN, 0, 0
+    code, events, npend = RAN, 0, ZERO
     while events < budget and code == RAN:
         code, done, s, alpha0, m, Fk, npend = _cross(
             K, y, upper, alpha, status, h, park_bound, KE, KP, A, B, PL, PR, E, x, s, alpha0, m,
@@ -662,7 +665,7 @@ def _cross(K, y, upper, alpha, status, h, park_bound, KE, KP, A, B, PL, PR, E, x
     dh, tm = np.empty(n), np.empty(n)
     te, r, u, w = np.empty(x.size), np.empty(x.size), np.empty(x.size), np.empty(x.size)
     d = np.empty(x.size)
-    npend, parked, missed = 0, False, False
+    npend, parked, missed = ZERO, False, False
     for events in range(budget):
         if m >= m_max:
             return BAIL, events, s, alpha0, m, Fk, npend
