@@ -50,13 +50,15 @@ def estimates(s: dict, upload_table=None, upload_error: str | None = None) -> di
     """Grid size, n, and estimated wall seconds (total; most, with one growth step; CV and LOO
     extras) of the settings, from the measured rates (``svmcore.timing.sweep_estimate``), on the
     ``workers`` processes the sweep will run on (``svmcore.timing.on_workers``), with ``start``
-    seconds of it starting them (``svmcore.timing.worker_start``: 0 while they are up);
-    ``one_process`` is the total in one process. ``problem`` holds the validator's message when the
+    seconds of it starting them (``svmcore.timing.worker_start``: 0 while they are up) and
+    ``compile`` seconds compiling the path's loop on a new installation
+    (``svmcore.timing.first_use_seconds``); ``one_process`` is the total in one process, without
+    either. ``problem`` holds the validator's message when the
     settings are not valid."""
-    from svmcore.timing import on_workers, sweep_estimate, worker_start
+    from svmcore.timing import first_use_seconds, on_workers, sweep_estimate, worker_start
 
     out = {"points": 0, "n": 0, "total": None, "most": None, "cv": None, "loo": None, "source": "",
-           "problem": "", "workers": 1, "start": 0.0, "one_process": None}
+           "problem": "", "workers": 1, "start": 0.0, "compile": 0.0, "one_process": None}
     if s["source"] == "upload" and (upload_table is None or upload_error):
         out["problem"] = "upload a readable CSV file first"
         return out
@@ -89,9 +91,11 @@ def estimates(s: dict, upload_table=None, upload_error: str | None = None) -> di
     if est is not None:
         wall, workers = on_workers(est.total, cols)
         start = worker_start(workers)
+        compile_ = first_use_seconds(est.solver, n)
         most = _times(est.most, _share(wall, est.total))
-        out.update(total=wall + start, most=None if most is None else most + start, workers=workers,
-                   start=start, one_process=est.total, source=_source(est.solver))
+        out.update(total=wall + start + compile_, most=None if most is None else most + start + compile_,
+                   workers=workers, start=start, compile=compile_, one_process=est.total,
+                   source=_source(est.solver))
     return out
 
 

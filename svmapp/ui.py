@@ -354,6 +354,9 @@ def _run_controls() -> None:
         on = f" on {est['workers']} worker processes" if est["workers"] > 1 else ""
         if est["start"]:
             on += f" ({_fmt_s(est['start'])} of it starting them)"
+        if est["compile"]:
+            on += (f", {_fmt_s(est['compile'])} of it compiling the path's loop (once after "
+                   "installing)")
         st.caption(f"Grid: {est['points']} points at n ≈ {est['n']}; estimated {_fmt_s(est['total'])}"
                    f"{on}{grows} ({est['source']}).")
 

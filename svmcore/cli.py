@@ -112,7 +112,7 @@ def cmd_sweep(args) -> int:
     spec = spec_from_args(args)
     check_output(args.out, inputs=[spec.data.path])
     train, test = _step("loading the data", load_data, spec.data)
-    confirm_long_work(estimate_seconds(spec, train.n), args.yes)
+    confirm_long_work(estimate_seconds(spec, train.n, first_use=True), args.yes)
 
     def progress(done, total):
         if not args.quiet:

@@ -377,11 +377,33 @@ def worker_start(workers: int) -> float:
     return WORKER_START_SECONDS if workers > 1 and not workers_running() else 0.0
 
 
-def estimate_seconds(spec, n: int) -> float | None:
+#: seconds a new installation's first path of ``path.COMPILED_FROM_N`` points or more spends
+#: compiling its event loop and the passes' kernels (``path.compile_event_loop``, numba's cache
+#: emptied: 44.6–50.9 s on two Zen 3 cores, 2026-11-29). Workers that start together compile at
+#: the same time, each on its own core, so a sweep pays it once in wall time
+LOOP_COMPILE_SECONDS = 50.0
+
+
+def first_use_seconds(solver: str, n: int) -> float:
+    """Seconds a sweep spends compiling before it runs: ``LOOP_COMPILE_SECONDS`` when the path
+    (``solver`` "path") of ``n`` ≥ ``COMPILED_FROM_N`` points would cross its events in a
+    compiled loop that numba has not compiled on this installation yet
+    (``path.event_loop_compiled``); else 0."""
+    if solver != "path":
+        return 0.0
+    from .families.svm.solvers.path import COMPILED_FROM_N, event_loop_compiled
+
+    return LOOP_COMPILE_SECONDS if n >= COMPILED_FROM_N and not event_loop_compiled() else 0.0
+
+
+def estimate_seconds(spec, n: int, first_use: bool = False) -> float | None:
     """Estimated seconds of the sweep ``spec`` on ``n`` training rows (``sweep_estimate``'s
-    ``total``); None when it cannot be estimated."""
+    ``total``; with ``first_use``, plus ``first_use_seconds``, as the user waits for it); None
+    when it cannot be estimated."""
     est = sweep_estimate(spec, n)
-    return None if est is None else est.total
+    if est is None:
+        return None
+    return est.total + (first_use_seconds(est.solver, n) if first_use else 0.0)
 
 
 def confirm_long_work(seconds: float | None, yes: bool, stdin=None, stderr=None) -> None:

@@ -714,3 +714,28 @@ def test_an_event_from_a_lost_inverse_is_taken_as_after_the_numpy_codes_rebuild(
     assert len(misses) >= 20, len(misses)
     ratio = [a / b for a, b in misses if max(a, b) > 1e-9]
     assert np.median(ratio) <= 1.5, np.quantile(ratio, [0.5, 0.9, 1.0])
+
+
+def test_the_loop_counts_as_compiled_from_numbas_cache_and_not_from_an_empty_one(tmp_path):
+    """``event_loop_compiled``: True once ``compile_event_loop`` ran here, and in a new process
+    reading the same numba cache (its index: these sources, this CPU); False in a new process
+    whose numba cache is empty, where the first path of ``COMPILED_FROM_N`` points compiles."""
+    import os
+    import subprocess
+    import sys
+
+    from svmcore.families.svm.solvers.path import compile_event_loop, event_loop_compiled
+
+    compile_event_loop()
+    assert event_loop_compiled()
+    ask = "from svmcore.families.svm.solvers.path import event_loop_compiled as e; print(e())"
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+    def answer(env):
+        out = subprocess.run([sys.executable, "-c", ask], env=env, cwd=root, capture_output=True,
+                             text=True, timeout=120)
+        assert out.returncode == 0, out.stderr
+        return out.stdout.strip()
+
+    assert answer(dict(os.environ)) == "True"
+    assert answer({**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}) == "False"

@@ -227,3 +227,26 @@ def test_a_sweep_on_workers_is_priced_by_the_columns_each_worker_runs(monkeypatc
     monkeypatch.setattr("os.cpu_count", lambda: 2)
     wall, workers = on_workers(13.0, 13)
     assert workers == 2 and wall == pytest.approx(7.0)
+
+
+def test_compiling_the_loop_is_priced_for_the_path_from_its_n_until_compiled(monkeypatch):
+    """``first_use_seconds``: ``LOOP_COMPILE_SECONDS`` for the path at ``COMPILED_FROM_N`` points
+    or more while numba has not compiled its loop (``path.event_loop_compiled``); 0 below that n,
+    for the pointwise solvers, and once compiled. ``estimate_seconds`` adds it only when asked
+    (the CLI's question before long work), not for choosing the workers (``grid.auto_jobs``)."""
+    from svmcore.families.svm.solvers.path import COMPILED_FROM_N
+    from svmcore.spec import DataSpec, make_spec
+    from svmcore.timing import LOOP_COMPILE_SECONDS, estimate_seconds, first_use_seconds
+
+    spec = make_spec("svm", data=DataSpec(source="simulation", name="wahba2d"),
+                     log2_nlambda="-25:0:1", log2_sigma="-3:3:0.5", solver="path", extend_grid=False)
+    for compiled in (True, False):
+        monkeypatch.setattr("svmcore.families.svm.solvers.path.event_loop_compiled",
+                            lambda c=compiled: c)
+        added = 0.0 if compiled else LOOP_COMPILE_SECONDS
+        assert first_use_seconds("path", COMPILED_FROM_N) == added
+        assert first_use_seconds("path", COMPILED_FROM_N - 1) == 0.0
+        assert first_use_seconds("libsvm", 10 * COMPILED_FROM_N) == 0.0
+        plain = estimate_seconds(spec, COMPILED_FROM_N)
+        assert estimate_seconds(spec, COMPILED_FROM_N, first_use=True) == pytest.approx(plain + added)
+    assert 30.0 <= LOOP_COMPILE_SECONDS <= 120.0      # measured 44.6–50.9 s on 2 cores (its comment)

@@ -115,6 +115,7 @@ def test_the_estimate_counts_the_workers_a_long_sweep_runs_on(monkeypatch):
 
     monkeypatch.setattr("os.cpu_count", lambda: 4)
     monkeypatch.setattr("svmcore.grid.workers_running", lambda: True)
+    monkeypatch.setattr("svmcore.families.svm.solvers.path.event_loop_compiled", lambda: True)
     E.rate_book.clear()
     book = RateBook.baseline()
     s = S.settings_from({"n": 1000, "log2_nlambda": "-25:0:1", "log2_sigma": "-3:3:0.5",
@@ -136,6 +137,36 @@ def test_the_estimate_counts_the_workers_a_long_sweep_runs_on(monkeypatch):
     at.run()
     ok(at)
     assert any("on 4 worker processes (≈ 1.0 s of it starting them)" in c.value for c in at.sidebar.caption)
+
+
+def test_a_new_installation_s_estimate_counts_compiling_the_loop(monkeypatch):
+    """Where numba has not compiled the path's loop yet (a new installation), a sweep of
+    ``COMPILED_FROM_N`` points or more compiles it first: the estimate adds
+    ``LOOP_COMPILE_SECONDS`` once (not per worker) and the sidebar says so; below that n, and once
+    compiled, nothing is added."""
+    from svmcore.families.svm.solvers.path import COMPILED_FROM_N
+    from svmcore.timing import LOOP_COMPILE_SECONDS
+
+    monkeypatch.setattr("svmcore.grid.workers_running", lambda: True)
+    s = S.settings_from({"n": COMPILED_FROM_N, "log2_nlambda": "-25:0:1", "log2_sigma": "-3:3:0.5",
+                         "extend_grid": False})
+    small = S.settings_from({"n": COMPILED_FROM_N // 2, "log2_nlambda": "-25:0:1",
+                             "log2_sigma": "-3:3:0.5", "extend_grid": False})
+    monkeypatch.setattr("svmcore.families.svm.solvers.path.event_loop_compiled", lambda: True)
+    warm, warm_small = E.estimates(s), E.estimates(small)
+    assert warm["compile"] == 0.0 and warm_small["compile"] == 0.0
+    monkeypatch.setattr("svmcore.families.svm.solvers.path.event_loop_compiled", lambda: False)
+    cold, cold_small = E.estimates(s), E.estimates(small)
+    assert cold["compile"] == LOOP_COMPILE_SECONDS > 0
+    assert cold["total"] == pytest.approx(warm["total"] + LOOP_COMPILE_SECONDS)
+    assert cold["workers"] == warm["workers"] and cold["one_process"] == warm["one_process"]
+    assert cold_small == warm_small
+    at = new_app({"n": str(COMPILED_FROM_N), "lam": "-25:0:1", "sig": "-3:3:0.5", "extend": "0"})
+    monkeypatch.setattr(ui, "run_if_requested", lambda force_default=False: None)   # no sweep
+    at.run()
+    ok(at)
+    assert any("≈ 50 s of it compiling the path's loop (once after installing)" in c.value
+               for c in at.sidebar.caption)
 
 
 def test_a_sweep_runs_on_the_processes_its_estimate_counted(monkeypatch):

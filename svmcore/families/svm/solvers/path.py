@@ -1367,17 +1367,47 @@ def _run_compiled(P, s_next, budget, total_events):
 
 
 def compile_event_loop() -> None:
-    """Load the compiled event loop, compiling it on a new installation (about a minute on two
-    cores, 1.5 s to load from numba's cache afterwards): the Docker image's build and the
-    benchmarks call it so that no user or timing pays that. A 60-point path (two Gaussian
-    clouds, σ = 1) crosses its events in the loop."""
+    """Load the compiled event loop and the kernels of the passes over runs, compiling them on a
+    new installation (45–50 s on two Zen 3 cores, ``bench/scale_history.md``; about 3 s to load
+    from numba's cache afterwards): the Docker image's build and the benchmarks call it so that
+    no user or timing pays that. A 1000-point path (two Gaussian clouds, σ = 2^-3, its points'
+    order: runs cover 37 % of K) crosses its events in the loop and reads its rows by runs."""
     from ....kernels import gaussian_gram
+    from .locality import locality_order
 
     rng = np.random.default_rng(0)
-    X = np.r_[rng.normal(0.0, 1.0, (30, 2)), rng.normal(1.0, 1.0, (30, 2))]
-    y = np.r_[-np.ones(30), np.ones(30)]
-    solve_path(gaussian_gram(X, sigma=1.0), y, np.ones(60), 2.0 ** np.arange(-10.0, 1.0) / 60,
-               compiled=True)
+    half = COMPILED_FROM_N // 2
+    X = np.r_[rng.normal(0.0, 1.0, (half, 2)), rng.normal(1.0, 1.0, (half, 2))]
+    y = np.r_[-np.ones(half), np.ones(half)]
+    solve_path(gaussian_gram(X, sigma=0.125), y, np.ones(2 * half),
+               2.0 ** np.array([0.0, -1.0]) / (2 * half), point_order=locality_order(X))
+
+
+def _first_use_kernels() -> tuple:
+    """numba's functions that a path of ``COMPILED_FROM_N`` points or more calls from Python."""
+    from . import _events as ev
+
+    return ev.run_events, ev.support_products, ev.kept_runs, ev.rates, ev.row_products, ev.pack_runs
+
+
+def event_loop_compiled() -> bool:
+    """Whether a path of ``COMPILED_FROM_N`` points or more runs without compiling first: each of
+    its compiled functions is loaded in this process, or numba's cache holds it for these sources
+    and this CPU (the cache's index, as numba's own lookup keys it: signature, the CPU's name and
+    features, the function's bytecode; stale sources give an empty index). False on a new
+    installation, where the first such path compiles them (``compile_event_loop``)."""
+    import hashlib
+
+    from numba.core.registry import cpu_target
+
+    cpu = cpu_target.target_context.codegen().magic_tuple()
+
+    def cached(f) -> bool:
+        code = hashlib.sha256(f.py_func.__code__.co_code).hexdigest()
+        index = f._cache._cache_file._load_index()
+        return any(key[1] == cpu and key[2][0] == code for key in index)
+
+    return all(f.signatures or cached(f) for f in _first_use_kernels())
 
 
 def _close_empty_elbow(P, seg):
