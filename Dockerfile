@@ -28,8 +28,8 @@ COPY app_pages/ app_pages/
 COPY app.py ./
 COPY .streamlit/ .streamlit/
 
-# compile the path's event loop (numba, about 6 s) into its cache, which numba must be able to
-# write to: the one folder the app user owns besides its home
+# compile the path's event loop and its kernels (numba, 45-51 s on two Zen 3 cores) into its
+# cache, which numba must be able to write to: the one folder the app user owns besides its home
 RUN python -c "from svmcore.families.svm.solvers.path import compile_event_loop; compile_event_loop()" \
     && chown -R app:app /app/numba-cache
 
