@@ -63,5 +63,4 @@ finally:                 # drawn even when the page stops early (st.stop)
     _T2 = time.perf_counter()
     if page.title in SIDEBAR_PAGES:
         ui.sync_query()  # the other pages' links are their own
-if os.environ.get("SVMAPP_TIMING"):
-    print(f"[svmapp] run {_T1 - _T0:.2f}s page {_T2 - _T1:.2f}s sidebar {time.perf_counter() - _T2:.2f}s", flush=True)
+ui.timing_log(f"run {_T1 - _T0:.2f}s page {_T2 - _T1:.2f}s sidebar {time.perf_counter() - _T2:.2f}s")

@@ -5,7 +5,6 @@ grid point reruns only this part (not the sidebar, not the estimate), and the se
 from __future__ import annotations
 
 import json
-import os
 import time
 from dataclasses import replace
 
@@ -214,8 +213,7 @@ def live_view(result, loaded, present: bool) -> None:
     clicked_point(result, cols_all, sel)
     ui.sync_query()
     SS.tun_decision_fig = dfig
-    if os.environ.get("SVMAPP_TIMING"):
-        print(f"[svmapp] live view {time.perf_counter() - t0:.2f}s", flush=True)
+    ui.timing_log(f"live view {time.perf_counter() - t0:.2f}s")
 
 
 def load_settings(upload) -> list[str]:

@@ -431,11 +431,12 @@ def stale_banner() -> None:
 def _on_cancel() -> None:
     SS.cancelled = SS.get("requested")
     SS.cancel_note = "Sweep cancelled; the earlier result is kept."
-    _timing_log("cancel pressed")
+    timing_log("cancel pressed")
 
 
-def _timing_log(event: str) -> None:
-    """One line on the server's console with SVMAPP_TIMING set (the browser tests keep it)."""
+def timing_log(event: str) -> None:
+    """One line on the server's console with SVMAPP_TIMING set (the browser tests keep it): the
+    run's and the live view's seconds, cancels, stopped and finished sweeps."""
     if os.environ.get("SVMAPP_TIMING"):
         print(f"[svmapp] {event}", flush=True)
 
@@ -638,7 +639,7 @@ def _sweep(s: dict, loaded):
             time.sleep(0.2)
     finally:
         if not job.done():
-            _timing_log(f"sweep stopped by a rerun after {time.perf_counter() - t0:.1f} s")
+            timing_log(f"sweep stopped by a rerun after {time.perf_counter() - t0:.1f} s")
         stop.set()                    # a cancel or a rerun: the worker stops at its next column
         pool.shutdown(wait=False)
         holder.empty()
@@ -682,7 +683,7 @@ def run_if_requested(force_default: bool = False) -> None:
             result = _sweep(s, loaded)
         except Exception as exc:
             return _fail(f"The sweep failed: {type(exc).__name__}: {exc}", s)
-        _timing_log(f"sweep finished in {result.seconds:.1f} s")
+        timing_log(f"sweep finished in {result.seconds:.1f} s")
         E.record_rate(result, loaded.train.n)
         _store_put(key, (result, loaded))
         if s["source"] != "upload":
