@@ -149,7 +149,8 @@ def test_paper_grid_criteria_with_the_compiled_loop_equal_to_before(monkeypatch,
 def _within_their_floors(case):
     """Each answer of the grid's paths (compiled loop on) has a KKT residual, recomputed from
     its α, b and the whole of K, within max(1e-8, its rounding floor)."""
-    from svmcore.families.svm.solvers._common import kkt_residual, rounding_floor
+    from svmcore.families.svm.solvers._common import (decision_values, kkt_residual,
+                                                      rounding_floor, zero_scale)
     from svmcore.families.svm.solvers.path import solve_path
     from svmcore.kernels import gaussian_gram
     from svmcore.weights import class_weights_from_costs
@@ -162,7 +163,6 @@ def _within_their_floors(case):
     for log2_sigma in grid.log2_sigma.values():
         K = gaussian_gram(d.X, sigma=2.0 ** log2_sigma)
         for a in solve_path(K, d.y, upper, lams, compiled=True):
-            s = 2 * n * a.lam
-            f = K @ (d.y * a.alpha / s) + a.b
+            f = decision_values(K, d.y, a.alpha, a.lam, a.b)
             bound = max(1e-8, rounding_floor(K, d.y, a.alpha, a.lam, a.b))
-            assert kkt_residual(d.y, f, a.alpha, upper, scale=min(1.0, s)) <= bound
+            assert kkt_residual(d.y, f, a.alpha, upper, scale=zero_scale(n, a.lam)) <= bound
