@@ -325,15 +325,20 @@ def _collect_dask(futs, on_done, cancel, stall_seconds: float) -> None:
         else:
             time.sleep(0.2)             # only lost tasks left: a returning worker recomputes them
         for f in [f for f in pending if f.status in ("finished", "error", "cancelled")]:
+            # each wait below is bounded by what is left of the stall time, so that several
+            # results lost with their workers cannot add up to many stall times
+            left = last + stall_seconds - time.monotonic()
+            if left <= 0:
+                break
             if f.status != "finished":
-                why = _failure(f)
+                why = _failure(f, min(left, 5.0))
                 if why is None:
                     continue            # an "error" that a retry has since cleared
                 raise ClusterFailed(f"the Dask study stopped: {why}; "
                                     f"{total - len(pending)} of {total} tasks had finished; "
                                     "no table was written")
             try:        # bounded: a result held only by a worker lost meanwhile is recomputed
-                res = f.result(timeout=min(stall_seconds, 5.0))
+                res = f.result(timeout=min(left, 5.0))
             except TimeoutError:
                 continue
             except CancelledError:
@@ -351,14 +356,14 @@ def _collect_dask(futs, on_done, cancel, stall_seconds: float) -> None:
                                 "finished; no table was written")
 
 
-def _failure(f) -> str | None:
+def _failure(f, timeout: float) -> str | None:
     """Why a cancelled or erred future stops the study; None when its "error" was transient. A
     worker killed mid-task can leave a future "error" for a moment while the scheduler retries it
     (``retries``): its exception is then None (finished) or not yet known (pending again)."""
     if f.status == "cancelled":
         return "the scheduler was lost"
     try:
-        exc = f.exception(timeout=5)
+        exc = f.exception(timeout=timeout)
     except TimeoutError:
         return None
     if exc is None:
