@@ -739,3 +739,75 @@ def test_the_loop_counts_as_compiled_from_numbas_cache_and_not_from_an_empty_one
 
     assert answer(dict(os.environ)) == "True"
     assert answer({**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}) == "False"
+
+
+def _fresh_rhs(K, y, path):
+    """The elbow system's right-hand side at the path's s, from K itself:
+    [−Σ_{j∉E} β_j ; s y_E − K_{E,∉E} β_{∉E}]."""
+    beta = y * path.alpha
+    out = np.ones(len(y), bool)
+    out[path.E] = False
+    return np.r_[-beta[out].sum(), path.s * y[path.E] - K[np.ix_(path.E, np.flatnonzero(out))]
+                 @ beta[out]]
+
+
+@pytest.mark.parametrize("n,log2_sigma,blocks", [(400, 1.0, False), (400, -3.0, True)])
+def test_the_loops_recomputed_state_solves_the_elbow_system(monkeypatch, n, log2_sigma, blocks):
+    """``_events._exact_state`` (the compiled loop's ``exact_state``), from states of a numpy
+    walk that hold a reference product: α_E and α_0 solve the elbow system built from K to
+    1e-13 of its scale, h equals K β + α_0 from scratch to rounding, and both agree with the
+    numpy code's recomputation. Where the numpy code must recompute (no reference, s below half
+    the reference's, more than n/8 changed points outside the elbow) it changes nothing."""
+    from svmcore.families.svm.solvers import _events, locality
+
+    monkeypatch.setattr(locality, "MIN_POINTS", 0)
+    K, y, upper, lams = _column(n, log2_sigma)
+    order = locality.locality_order(_inputs(n)[0]) if blocks else None
+    run = P._setup(K, y, upper, lams, 1e-8, True, None, 1e-11, None, compiled=False,
+                   point_order=order)
+    assert (run.blocks is not None) == blocks
+    P._start_path(run, None)
+    checked = 0
+    for k, path in enumerate(_numpy_walk(run, y, upper, 1500)):
+        if k % 37 or path.m == 0 or getattr(path, "_href", None) is None \
+                or not P._compilable(path) or path.s < 0.5 * path._href[3]:
+            continue
+        mine, theirs = _clone(path), _clone(path)
+        theirs.exact_state()
+        ok, alpha0 = _events._exact_state(K, y, mine.alpha, mine.status, mine.h, mine.KE,
+                                          mine.KP, mine.A, mine.F.B, mine.E, mine.m, mine.s,
+                                          mine.kscale, mine.reference(), mine._blk)
+        if not ok:                    # more than n/8 changed: the numpy code makes a product
+            np.testing.assert_array_equal(mine.alpha, path.alpha)
+            continue
+        checked += 1
+        mine.alpha0 = alpha0
+        x = np.r_[alpha0, y[mine.E] * mine.alpha[mine.E]]
+        rhs = _fresh_rhs(K, y, mine)
+        A = _bordered(K, mine.E)
+        scale = np.abs(rhs).max() + mine.kscale * np.abs(x[1:]).max()
+        assert np.abs(rhs - A @ x).max() <= 1e-13 * scale
+        beta = y * mine.alpha
+        fresh = K @ beta + alpha0
+        assert np.abs(mine.h - fresh).max() <= 1e-12 * (1.0 + (np.abs(K) @ np.abs(beta)).max())
+        # both residuals are at most 1e-13 · scale, so x − x_np = A⁻¹(r − r_np) is bounded by
+        # ‖A⁻¹‖∞ 2e-13 · scale (twice that for the inverse's own error)
+        x_np = np.r_[theirs.alpha0, y[theirs.E] * theirs.alpha[theirs.E]]
+        inv_norm = np.abs(mine.F.B[:mine.m + 1, :mine.m + 1]).sum(1).max()
+        assert np.abs(x - x_np).max() <= 4e-13 * inv_norm * scale
+    assert checked >= 5, checked
+
+    path = run.path
+    path.exact_state()
+    h_ref, b_ref, at = path.reference()
+    cases = {"no reference": (np.empty(0), np.empty(0), np.array([0.0, np.nan])),
+             "s below half": (h_ref, b_ref, np.array([at[0], 2.01 * path.s])),
+             "many changed": (h_ref, b_ref + 1.0, at)}
+    for name, ref in cases.items():
+        mine = _clone(path)
+        ok, _ = _events._exact_state(K, y, mine.alpha, mine.status, mine.h, mine.KE, mine.KP,
+                                     mine.A, mine.F.B, mine.E, mine.m, mine.s, mine.kscale, ref,
+                                     mine._blk)
+        assert not ok, name
+        np.testing.assert_array_equal(mine.alpha, path.alpha)
+        np.testing.assert_array_equal(mine.h, path.h)

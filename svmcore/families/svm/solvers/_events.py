@@ -38,9 +38,15 @@ from a rebuilt inverse or on an elbow too large to rebuild in the loop,
 ties and zero-length steps, a small pivot that refinement against A cannot settle, the last elbow
 point leaving). A
 leave after which parked points are offered back to the elbow ends the loop *after* the event's
-own updates (``UNPARK``): the caller offers them (``path._unpark``). The loop also ends after an
-event when the owner's bookkeeping is due (``exact_state`` every ``exact_every`` events, a
-rebuild of the inverse), so cancel checks and the event cap keep their places.
+own updates (``UNPARK``): the caller offers them (``path._unpark``). Every ``exact_every``
+events the loop recomputes α_E, α_0 and h from the elbow system itself (``_exact_state``, as
+``_Path.exact_state`` does from the owner's reference product) and goes on; where that needs the
+numpy code (a new reference product, a solve that refinement does not settle), or the inverse
+is due for a rebuild, the loop ends after the event and the owner does it. Its budget ends at
+the next cancel check (``cancel.CHECK_EVERY`` events), so cancel checks and the event cap keep
+their places. (Recomputed in the loop, the state costs the passes it needs and no round trip:
+n = 2000, the paper grid in one process, 0.91 of the time, alternated runs; the largest KKT
+residual 2.06e-6 against 3.74e-6, ``bench/scale_history.md``.)
 
 The arithmetic is that of the numpy code, but sums run in another order than BLAS's: the path's
 answers (recomputed from the partition at each requested λ) agree to rounding.
@@ -59,6 +65,7 @@ RAN = 0          # the budget of events was used, or the owner's bookkeeping is 
 BAIL = 1         # the next event is for the numpy code (nothing of it was done)
 UNPARK = 2       # the last event removed an elbow point; parked points are offered back
 DUE = 3          # (within the loop) the owner's bookkeeping is due: returned as RAN
+EXACT = 4        # (within the loop) the state's recomputation is due (``_exact_state``)
 
 _R, _L, _E, _P = 0, 1, 2, 3      # as path.py
 #: 0 typed int64: a literal 0 where a count or an index starts is typed Literal[int](0) at first,
@@ -625,42 +632,180 @@ def _move(y, alpha, h, dh, x, E, m, t):
         h[i] = h[i] - t * dh[i]
 
 
+@njit
+def _exact_state(K, y, alpha, status, h, KE, KP, A, B, E, m, s, kscale, ref, blk):
+    """``_Path.exact_state`` in the loop: α_E and α_0 solved from the elbow system at s (the
+    right-hand side over the elbow rows' runs, ``elbow_rhs(runs=True)``; A⁻¹ = B with no change
+    held back, refined against A as ``solve_elbow`` refines, to 1e-15 and accepted at 1e-13) and
+    h = K β + α_0 as ``_h_of`` corrects the owner's reference product (ref: h_ref, β_ref and
+    [α_0 of it, its s]). Returns (True, α_0) with α_E and h updated in place, or (False, 0.0)
+    with nothing changed where the numpy code must do it: no reference (its s is NaN), s below
+    half its s, more than n/8 points outside the elbow changed since it (a new product), or a
+    solve that refinement does not settle (its rescue rebuilds the inverse)."""
+    h_ref, b_ref, at = ref
+    n, M = y.size, m + 1
+    if not s >= 0.5 * at[1]:
+        return False, 0.0
+    d = np.zeros(n)                         # β − β_ref outside the elbow
+    outside, changed = 0.0, 0
+    for i in range(n):
+        if status[i] != _E:
+            beta = y[i] * alpha[i]
+            outside += beta
+            d[i] = beta - b_ref[i]
+            changed += d[i] != 0.0
+    if changed > n // 8:
+        return False, 0.0
+    rhs, x, r, step = np.empty(M), np.empty(M), np.empty(M), np.empty(M)
+    products = _elbow_products(y, alpha, status, KE, KP, E, m, blk)
+    rhs[0] = -outside
+    for j in range(m):
+        rhs[j + 1] = s * y[E[j]] - products[j]
+    _gemv(B, rhs, M, x)
+    scale = 0.0
+    for j in range(M):
+        scale = max(scale, abs(rhs[j]))
+    scale += kscale * _xmax(x, M)
+    for _ in range(3):
+        if _rhs_residual(A, x, rhs, M, r) <= 1e-15 * scale:
+            break
+        _gemv(B, r, M, step)
+        for j in range(M):
+            x[j] += step[j]
+    if _rhs_residual(A, x, rhs, M, r) > 1e-13 * scale:
+        return False, 0.0
+    _h_corrected(K, y, h, h_ref, b_ref, at[0], d, x, E, m, KE, KP, blk)
+    for j in range(m):
+        alpha[E[j]] = y[E[j]] * x[j + 1]
+    return True, x[0]
+
+
+@njit
+def _elbow_products(y, alpha, status, KE, KP, E, m, blk):
+    """K_{E,·} β_{∉E} for the elbow's rows (``elbow_rhs``'s products): over their runs
+    (``row_products``) with blocks, else over whole rows."""
+    n = y.size
+    order = blk[0]
+    out = np.zeros(m)
+    bF = np.empty(n)
+    for i in range(n):
+        bF[i] = 0.0 if status[i] == _E else y[i] * alpha[i]
+    if order.size:
+        v = np.empty(n)
+        for j in range(n):
+            v[j] = bF[order[j]]
+        row_products(KP, v, m, E, blk[2], blk[3], blk[4], out)
+        return out
+    _gemv_rows(KE, bF, m, n, out)
+    return out
+
+
+@njit(fastmath={"reassoc"})
+def _gemv_rows(M_, x, rows, cols, out):
+    """out[:rows] = M_[:rows, :cols] x, as ``_gemv``."""
+    for i in range(rows):
+        row = M_[i]
+        total = 0.0
+        for j in range(cols):
+            total += row[j] * x[j]
+        out[i] = total
+
+
+@njit
+def _gemv(M_, x, size, out):
+    """out = M_[:size, :size] x, each entry a dot product of a row (as ``ExplicitInverse.apply``
+    and ``A @ x`` compute it), summed in an order of the compiler's choosing (vectorized, as
+    BLAS's are)."""
+    _gemv_rows(M_, x, size, size, out)
+
+
+@njit
+def _rhs_residual(A, x, rhs, M, r):
+    """r = rhs − A x; returns max |r|."""
+    _gemv(A, x, M, r)
+    worst = 0.0
+    for j in range(M):
+        r[j] = rhs[j] - r[j]
+        worst = max(worst, abs(r[j]))
+    return worst
+
+
+@njit
+def _h_corrected(K, y, h, h_ref, b_ref, a0_ref, d, x, E, m, KE, KP, blk):
+    """h = h_ref + (the elbow's change of β and α_0 through its kernel rows, ``_rates``) + (the
+    other changed β through their rows of K), as ``_Path._h_of``'s correction."""
+    n = y.size
+    c = np.empty(m + 1)
+    c[0] = x[0] - a0_ref
+    for j in range(m):
+        c[j + 1] = x[j + 1] - b_ref[E[j]]
+    dh = np.empty(n)
+    _rates(KE, KP, c, m, n, dh, E, blk)
+    other = np.zeros(n)
+    for q in range(n):
+        dq = d[q]
+        if dq != 0.0:
+            row = K[q]
+            for i in range(n):
+                other[i] += dq * row[i]
+    for i in range(n):
+        h[i] = (h_ref[i] + dh[i]) + other[i]
+
+
+@njit
+def _exact_every(m, every):
+    """Events between two recomputations of the state (``_Path.exact_every``; every: small
+    elbows', large elbows', the size from which an elbow is large)."""
+    return every[1] if m >= every[2] else every[0]
+
+
 @njit(cache=True, nogil=True)
 def run_events(K, y, upper, alpha, status, h, park_bound, KE, KP, A, B, E, x, s, alpha0, m,
-               Fk, kscale, dep_level, bound_rtol, s_next, m_max, budget, exact_every,
-               total_events, large_from, large_rtol, blk):
+               Fk, kscale, dep_level, bound_rtol, s_next, m_max, budget, every,
+               total_events, large_from, large_rtol, blk, ref):
     """Cross up to ``budget`` simple events (module docstring) from the state (s, α_0, the
     elbow's first m points, A⁻¹ = B with Fk changes since its rebuild, the tracked direction
     x), while the elbow holds fewer than ``m_max`` points. The direction is accepted at a
     residual of 1e-12 (1 + max K_ii max|x|), ``large_rtol`` instead of 1e-12 from
     ``large_from`` elbow points (``_Path.DIRECTION_RTOL``, as the numpy code's large elbows).
+    Every ``_exact_every(m, every)`` events the state is recomputed (``_exact_state``, from the
+    owner's reference product ``ref``) and the loop goes on; where that is for the numpy code,
+    or due after the last event of the budget, or the inverse is due for a rebuild, the loop
+    ends (code RAN) and the owner does it.
     Arrays are updated in place (x must have room for m + budget + 1 entries, the others for
-    m + budget elbow points); returns (code, events crossed, s, α_0, m, Fk).
+    m + budget elbow points); returns (code, events crossed, s, α_0, m, Fk, recomputations of
+    the state here, events after which it was last recomputed here or −1).
 
     The inverse's rank-one changes are held back (PL, PR: A⁻¹ = B + Σ_k PL_k PR_k') and
     written into B every ``PENDING`` changes and before returning: each event then reads B
     once (A⁻¹u for an entering point) instead of reading it and writing it back."""
     PL, PR = np.zeros((PENDING, x.size)), np.zeros((PENDING, x.size))
-    code, events, npend = RAN, 0, ZERO
+    code, events, npend, exacts, exact_at = RAN, 0, ZERO, 0, -1
     while events < budget and code == RAN:
         code, done, s, alpha0, m, Fk, npend = _cross(
             K, y, upper, alpha, status, h, park_bound, KE, KP, A, B, PL, PR, E, x, s, alpha0, m,
-            Fk, kscale, dep_level, bound_rtol, s_next, m_max, budget - events, exact_every,
+            Fk, kscale, dep_level, bound_rtol, s_next, m_max, budget - events, every,
             total_events + events, large_from, large_rtol, blk)
         events += done
         npend = _flush(B, PL, PR, npend, m + 1)
-        if code == DUE:
-            return RAN, events, s, alpha0, m, Fk
-    return code, events, s, alpha0, m, Fk
+        if code == EXACT and events < budget:
+            ok, a0 = _exact_state(K, y, alpha, status, h, KE, KP, A, B, E, m, s, kscale, ref,
+                                  blk)
+            if ok:
+                code, alpha0, exacts, exact_at = RAN, a0, exacts + 1, events
+        if code == DUE or code == EXACT:
+            return RAN, events, s, alpha0, m, Fk, exacts, exact_at
+    return code, events, s, alpha0, m, Fk, exacts, exact_at
 
 
 @njit(cache=True, nogil=True)
 def _cross(K, y, upper, alpha, status, h, park_bound, KE, KP, A, B, PL, PR, E, x, s, alpha0, m,
-           Fk, kscale, dep_level, bound_rtol, s_next, m_max, budget, exact_every,
+           Fk, kscale, dep_level, bound_rtol, s_next, m_max, budget, every,
            total_events, large_from, large_rtol, blk):
     """``run_events``'s loop, until ``PENDING`` changes of the inverse are held back (code RAN,
-    with events to go), the owner's bookkeeping is due (DUE), or BAIL / UNPARK; returns (code,
-    events crossed, s, α_0, m, Fk, changes held back)."""
+    with events to go), the inverse's rebuild is due (DUE), the state's recomputation is due
+    (EXACT), or BAIL / UNPARK; returns (code, events crossed, s, α_0, m, Fk, changes held
+    back)."""
     n = y.size
     dh, tm = np.empty(n), np.empty(n)
     te, r, u, w = np.empty(x.size), np.empty(x.size), np.empty(x.size), np.empty(x.size)
@@ -730,8 +875,10 @@ def _cross(K, y, upper, alpha, status, h, park_bound, KE, KP, A, B, PL, PR, E, x
         total_events += 1
         if code == UNPARK:
             return code, events + 1, s, alpha0, m, Fk, npend
-        if Fk >= max(64, m + 1) or total_events % exact_every == 0:
+        if Fk >= max(64, m + 1):
             return DUE, events + 1, s, alpha0, m, Fk, npend
+        if total_events % _exact_every(m, every) == 0:
+            return EXACT, events + 1, s, alpha0, m, Fk, npend
         if npend == PENDING:
             return RAN, events + 1, s, alpha0, m, Fk, npend
     return RAN, budget, s, alpha0, m, Fk, npend

@@ -202,6 +202,8 @@ class _Path:
         self._carry = None              # refinement's last correction: (α_0 part, E, β_E part)
         self.park_bound = np.full(n, np.inf)    # ≥ a parked point's squared distance to the hull
         self.compiled = compiled
+        self.exact_states = 0           # recomputations of the state (``exact_state``), all told
+        self.exact_at = -1              # events after which the compiled loop last did exact_state
         self._short_lived = 0           # large explicit inverses rebuilt early (``refactor``)
         if compiled:                    # the compiled loop borders an explicit inverse cheaply
             self.SCHUR_FROM = 10 ** 9   # (``COMPILED_SCHUR_FROM`` once large ones do not last)
@@ -211,6 +213,22 @@ class _Path:
         """Events between two ``exact_state`` (a multiple of the small elbows' interval, so
         that the schedule stays on multiples of it as the elbow grows or shrinks)."""
         return self.EXACT_EVERY_LARGE if self.m >= self.EXACT_LARGE_FROM else self.EXACT_EVERY_SMALL
+
+    @property
+    def every(self):
+        """``exact_every``'s schedule for the compiled loop: (small elbows' interval, large
+        elbows', the size from which an elbow is large)."""
+        return self.EXACT_EVERY_SMALL, self.EXACT_EVERY_LARGE, self.EXACT_LARGE_FROM
+
+    def reference(self):
+        """``_h_of``'s reference product for the compiled loop's ``_exact_state``: (h_ref, β_ref,
+        [its α_0, its s]); its s NaN when there is none."""
+        ref = getattr(self, "_href", None)
+        if ref is None:
+            empty = np.empty(0)
+            return empty, empty, np.array([0.0, np.nan])
+        h_ref, b_ref, a0_ref, s_ref = ref
+        return h_ref, b_ref, np.array([a0_ref, s_ref])
 
     # ------------------------------------------------------------------ elbow inverse
     def _grow(self, need=None):
@@ -631,6 +649,7 @@ class _Path:
 
     def exact_state(self):
         """Recompute α_E, α_0 from the elbow system at the current s, and h = K β + α_0."""
+        self.exact_states += 1
         y, s, m = self.y, self.s, self.m
         beta = y * self.alpha
         if m > 0:
@@ -1307,18 +1326,18 @@ def _after_event(run):
     if P.needs_refactor():
         P.refactor(merge=not P.stale)
         P.exact_state()
-    elif run.total_events % P.exact_every == 0:
+    elif run.total_events % P.exact_every == 0 and P.exact_at != run.total_events:
         P.exact_state()
 
 
 def _compiled_events(run) -> bool:
     """Cross the next simple events in the compiled loop (``_events.run_events``: one point
     entering or leaving at a time, explicit inverse, tracked direction, no requested λ on the
-    segment), up to the next bookkeeping (``_after_event``). False when it crossed none: the
-    numpy code takes the next event."""
+    segment), recomputing the state on its schedule itself (``_events._exact_state``), up to
+    the next cancel check or other bookkeeping (``_after_event``). False when it crossed none:
+    the numpy code takes the next event."""
     P = run.path
-    every = P.exact_every
-    budget = min(every - run.total_events % every,
+    budget = min(CHECK_EVERY - run.total_events % CHECK_EVERY,
                  run.max_events + 1 - run.total_events)
     if not run.compiled or budget <= 0 or not _compilable(P):
         return False
@@ -1352,10 +1371,13 @@ def _run_compiled(P, s_next, budget, total_events):
     x = np.empty(m + budget + 2)
     x[:m + 1] = P._dx
     h = P.h.copy()                      # (P.h may be the reference product of ``_h_of``)
-    code, events, s, alpha0, m, Fk = _events.run_events(
+    code, events, s, alpha0, m, Fk, exacts, exact_at = _events.run_events(
         P.K, P.y, P.upper, P.alpha, P.status, h, P.park_bound, P.KE, P.KP, P.A, P.F.B, P._Ebuf, x,
         P.s, P.alpha0, m, P.F.k, P.kscale, P.dep_level, BOUND_RTOL, s_next, P.SCHUR_FROM,
-        budget, P.exact_every, total_events, P.LARGE_FROM, P.DIRECTION_RTOL, P._blk)
+        budget, P.every, total_events, P.LARGE_FROM, P.DIRECTION_RTOL, P._blk, P.reference())
+    P.exact_states += exacts
+    if exact_at >= 0:
+        P.exact_at = total_events + exact_at
     if events:
         P.s, P.alpha0, P.h, P.m = s, alpha0, h, m
         P.E = P._Ebuf[:m]
