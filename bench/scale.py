@@ -6,7 +6,11 @@ For each n it prints, measured in the same process:
 
 * path: seconds for the whole grid (Gram matrices included; ``solve_path`` per column);
 * 338 × LIBSVM: 338 times the median time of one central fit, sklearn ``SVC(C=0.5, gamma=0.5)``
-  on the same data (the cost of the grid if every point were that easy a LIBSVM fit);
+  on the same data (the cost of the grid if every point were that easy a LIBSVM fit): five fits
+  before the grid and, for the one-process grid, one before each σ column, so that the
+  yardstick is timed across the same minutes as the path (a shared host's speed drifts by a
+  third from one minute to the next; five fits in one moment put 338 fits at 12.1–17.6 s in
+  four runs here);
 * their ratio (path / 338 × LIBSVM), the events, the largest KKT residual, and the process's
   peak resident memory (``ru_maxrss``) with the size of one Gram matrix;
 * the app's estimate of the grid (``svmcore.timing.sweep_estimate``: the build machine's rates,
@@ -23,13 +27,16 @@ then times K more grids on the same workers, still running, as the app's later s
 
 ``--ab`` times the one-process grid twice more for each n, alternated in the same process: with
 the path's compiled event loop off (numpy code only) and on for every column (``COMPILED_FROM_N``
-set to 10⁹ and to 0), and prints their ratio. A process's first column with the loop on pays
-numba's import and loading of the compiled loop (0.2–0.3 s; a first run after installing also
-compiles it, about 6 s); the script warms it on a small column first.
+set to 10⁹ and to 0), and prints their ratio (the loop loaded first, as below).
 
 ``--locality-ab`` times the one-process grid without and with the points' order
 (``solve_path``'s ``point_order``, ``locality.locality_order``; the app passes it from 1,000
 points), alternated twice, and prints their ratio.
+
+The one-process grid is timed with the path's compiled loop loaded first (``compile_event_loop``:
+numba's cache read, about 1 s; on a new installation it compiles, about 50 s), as scikit-learn is
+imported and warmed before the LIBSVM fits are timed; that once-per-process cost is printed
+apart.
 
 Usage: python bench/scale.py [--sizes 500,2000,5000] [--big] [--seed 0] [--verbose] [--jobs 2]
        [--running 2] [--workers-only] [--ab] [--locality-ab]
@@ -60,15 +67,20 @@ LOG2_NLAM = np.arange(-25, 1, dtype=float)
 LOG2_SIGMA = np.arange(-3.0, 3.01, 0.5)
 
 
-def central_fit_seconds(X, y, repeats=5):
-    """Median seconds of one sklearn SVC(C=0.5, gamma=0.5) fit (RBF, σ = 1)."""
+def central_fits(X, y, repeats=5):
+    """Seconds of ``repeats`` sklearn SVC(C=0.5, gamma=0.5) fits (RBF, σ = 1), one by one."""
     from sklearn.svm import SVC
     times = []
     for _ in range(repeats):
         t = time.perf_counter()
         SVC(C=0.5, gamma=0.5).fit(X, y)
         times.append(time.perf_counter() - t)
-    return float(np.median(times))
+    return times
+
+
+def central_fit_seconds(X, y, repeats=5):
+    """Median seconds of one sklearn SVC(C=0.5, gamma=0.5) fit (RBF, σ = 1)."""
+    return float(np.median(central_fits(X, y, repeats)))
 
 
 def _column(X, y, log2_sigma, locality=True):
@@ -84,18 +96,23 @@ def _column(X, y, log2_sigma, locality=True):
     return sols[0].info["events"], max(s.kkt_residual for s in sols), rss, time.perf_counter() - t
 
 
-def path_grid(X, y, verbose=False, locality=True):
+def path_grid(X, y, verbose=False, locality=True, fits=None):
     """Seconds for the paper grid with the path in this process, total events, largest KKT
-    residual."""
-    t = time.perf_counter()
-    events, worst = 0, 0.0
+    residual. With a list ``fits``, one central LIBSVM fit is timed before each column (not
+    counted in the grid's seconds) and its seconds appended: the yardstick measured across the
+    grid's own minutes (``main``)."""
+    seconds, events, worst = 0.0, 0, 0.0
     for ls in LOG2_SIGMA:
+        if fits is not None:
+            fits.extend(central_fits(X, y, 1))
+        t = time.perf_counter()
         ev, res, _, _ = _column(X, y, ls, locality)
+        seconds += time.perf_counter() - t
         events += ev
         worst = max(worst, res)
         if verbose:
-            print(f"  log2 σ = {ls:4.1f}: {time.perf_counter() - t:8.2f} s so far, {ev} events", flush=True)
-    return time.perf_counter() - t, events, worst
+            print(f"  log2 σ = {ls:4.1f}: {seconds:8.2f} s so far, {ev} events", flush=True)
+    return seconds, events, worst
 
 
 def parallel_grid(X, y, jobs, verbose=False):
@@ -182,11 +199,20 @@ def main(argv=None):
     cells = LOG2_NLAM.size * LOG2_SIGMA.size
     print(f"{'n':>6} {'path s':>9} {f'{cells}×LIBSVM s':>14} {'ratio':>7} {'events':>8} "
           f"{'max KKT':>9} {'peak RSS MiB':>13} {'Gram MiB':>9} {'app est. s (ratio)':>18}")
+    loaded = False
     for n in sizes:
         data = make_wahba2d(n, args.seed)
-        lib = central_fit_seconds(data.X, data.y)
+        fits = central_fits(data.X, data.y)
+        lib = float(np.median(fits))
         if not (args.workers_only and args.jobs > 1):
-            t, events, worst = path_grid(data.X, data.y, args.verbose)
+            if not loaded:
+                t = time.perf_counter()
+                path_module.compile_event_loop()
+                loaded = True
+                print(f"(the path's compiled loop loaded, or compiled, before the first grid: "
+                      f"{time.perf_counter() - t:.2f} s, once per process)", flush=True)
+            t, events, worst = path_grid(data.X, data.y, args.verbose, fits=fits)
+            lib = float(np.median(fits))
             rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
             _row(n, t, cells * lib, events, worst, rss, app_estimate(n, args.seed))
         if args.ab:
