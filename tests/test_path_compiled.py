@@ -811,3 +811,59 @@ def test_the_loops_recomputed_state_solves_the_elbow_system(monkeypatch, n, log2
         assert not ok, name
         np.testing.assert_array_equal(mine.alpha, path.alpha)
         np.testing.assert_array_equal(mine.h, path.h)
+
+
+def _careful_pivot_misses(path, p):
+    """Whether the loop's second look at p's small pivot (``_events._careful_pivot``: A⁻¹u from
+    the path's inverse refined against A to 1e-13 in three steps) misses, as on the
+    ill-conditioned small elbows of wide kernels."""
+    from svmcore.families.svm.solvers import _events
+
+    M = path.m + 1
+    u, w = np.empty(M), np.empty(M)
+    PL = PR = np.zeros((_events.PENDING, M))
+    _events._enter_pivot(path.K, path.F.B, PL, PR, 0, path.KE, p, path.m, u, w, path._blk)
+    c = _events._careful_pivot(path.K, path.A, path.F.B, PL, PR, 0, p, path.m, u, w,
+                               np.empty(M), np.empty(M), path.kscale)
+    return c != c
+
+
+def test_a_small_pivot_refinement_misses_is_taken_after_a_rebuild_in_the_loop():
+    """Where refinement against A cannot settle an entering point's small pivot from the loop's
+    inverse, the loop rebuilds the inverse (``_events._rebuilt``, as ``try_add`` rebuilds it
+    after its LU solve) and takes the event, where it used to hand it to the numpy code (n = 2000
+    paper grid: 371 such round trips). Each such event's state equals the numpy code's crossing
+    of it (``_same_state``: partition, s, α and h to rounding, an inverse as good), and the
+    loop's inverse, rebuilt again with the point (``try_add``'s refactor after it), counts no
+    change since."""
+    from svmcore.families.svm.solvers import _events
+
+    K, y, upper, lams = _column(500, 1.0)
+    run = P._setup(K, y, upper, lams, 1e-8, True, None, 1e-11, None)
+    P._start_path(run, None)
+    twin, misses = _twin_classes(K, y), []
+    with np.errstate(divide="ignore", invalid="ignore"):
+        while run.k < run.s_req.size and run.total_events < 3000:
+            path = run.path
+            seg = P._next_event(path, y, upper)
+            mine = None
+            p = _entering_point(seg)
+            if P._compilable(path) and p is not None and _small_pivot(path, seg) \
+                    and _careful_pivot_misses(path, p):
+                mine = _clone(path)
+                taken = P._run_compiled(mine, run.s_req[run.k], 1, 1)
+            if P._answer_segment(run, seg):
+                continue
+            if run.k >= run.s_req.size:
+                break
+            s_before, rate, old_E = path.s, _entering_rate(seg), path.E.copy()
+            P._move_to_event(path, seg)
+            P._update_sets(path, seg, upper)
+            if mine is not None and taken == (1, _events.RAN) and not _straddles(seg, path) \
+                    and seg.t > 0.0 and mine.status[p] == P._E:
+                misses.append(_same_state(mine, path, s_before, rate, seg, old_E, twin=twin))
+                assert mine.F.k == 0
+            path.n_events += 1
+            run.total_events += 1
+            P._after_event(run)
+    assert len(misses) >= 3, len(misses)         # 4 here
