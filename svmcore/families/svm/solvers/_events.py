@@ -49,8 +49,9 @@ numpy code (a new reference product, a solve that refinement does not settle), o
 is due for a rebuild, the loop ends after the event and the owner does it. Its budget ends at
 the next cancel check (``cancel.CHECK_EVERY`` events), so cancel checks and the event cap keep
 their places. (Recomputed in the loop, the state costs the passes it needs and no round trip:
-n = 2000, the paper grid in one process, 0.91 of the time, alternated runs; the largest KKT
-residual 2.06e-6 against 3.74e-6, ``bench/scale_history.md``.)
+n = 2000, the paper grid in one process, 0.97 of the time in 4 pairs run side by side, one per
+core (0.91 in 3 pairs run one after the other, where the machine's drift is larger); the
+largest KKT residual 2.06e-6 against 3.74e-6, ``bench/scale_history.md``.)
 
 The arithmetic is that of the numpy code, but sums run in another order than BLAS's: the path's
 answers (recomputed from the partition at each requested λ) agree to rounding.
