@@ -411,9 +411,15 @@ def _pivot_of(K, p, u, w, M):
 def _w_residual(A, u, w, M, r):
     """r = u − A w; returns max |r|."""
     _symv(A, w, M, r)
+    return _subtracted(u, r, M)
+
+
+@njit
+def _subtracted(v, r, M):
+    """r = v − r (r holding a product); returns max |r|."""
     worst = 0.0
     for j in range(M):
-        r[j] = u[j] - r[j]
+        r[j] = v[j] - r[j]
         worst = max(worst, abs(r[j]))
     return worst
 
@@ -728,11 +734,7 @@ def _gemv(M_, x, size, out):
 def _rhs_residual(A, x, rhs, M, r):
     """r = rhs − A x; returns max |r|."""
     _gemv(A, x, M, r)
-    worst = 0.0
-    for j in range(M):
-        r[j] = rhs[j] - r[j]
-        worst = max(worst, abs(r[j]))
-    return worst
+    return _subtracted(rhs, r, M)
 
 
 @njit

@@ -215,7 +215,7 @@ class _Path:
         return self.EXACT_EVERY_LARGE if self.m >= self.EXACT_LARGE_FROM else self.EXACT_EVERY_SMALL
 
     @property
-    def every(self):
+    def exact_schedule(self):
         """``exact_every``'s schedule for the compiled loop: (small elbows' interval, large
         elbows', the size from which an elbow is large)."""
         return self.EXACT_EVERY_SMALL, self.EXACT_EVERY_LARGE, self.EXACT_LARGE_FROM
@@ -1374,7 +1374,7 @@ def _run_compiled(P, s_next, budget, total_events):
     code, events, s, alpha0, m, Fk, exacts, exact_at = _events.run_events(
         P.K, P.y, P.upper, P.alpha, P.status, h, P.park_bound, P.KE, P.KP, P.A, P.F.B, P._Ebuf, x,
         P.s, P.alpha0, m, P.F.k, P.kscale, P.dep_level, BOUND_RTOL, s_next, P.SCHUR_FROM,
-        budget, P.every, total_events, P.LARGE_FROM, P.DIRECTION_RTOL, P._blk, P.reference())
+        budget, P.exact_schedule, total_events, P.LARGE_FROM, P.DIRECTION_RTOL, P._blk, P.reference())
     P.exact_states += exacts
     if exact_at >= 0:
         P.exact_at = total_events + exact_at
