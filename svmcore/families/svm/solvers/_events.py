@@ -501,6 +501,28 @@ def _refined_w(K, A, B, PL, PR, npend, p, m, u, w, r, d):
 
 
 @njit
+def _entering(K, A, B, PL, PR, npend, Fk, KE, p, m, u, w, r, d, kscale, blk):
+    """``try_add``'s pivot for the entering point p: u = [1; K_Ep], w = A⁻¹u and c = K_pp − u'w
+    (``_enter_pivot``); a small c looked at again against A (``_careful_pivot``), and where
+    that misses on an elbow below ``REBUILT_BELOW`` points, from the inverse rebuilt
+    (``_rebuilt``, as ``try_add``'s LU solve); a c just above it with w refined once
+    (``_refined_w``). Returns (c, NaN when the numpy code must take it; the changes held back;
+    the changes since the inverse's rebuild; whether it was rebuilt here, so that the caller
+    rebuilds it again with the point, as ``try_add``'s refactor)."""
+    c = _enter_pivot(K, B, PL, PR, npend, KE, p, m, u, w, blk)
+    if c > 1e-6 * kscale:
+        if _refines_w(c, m, kscale):
+            c = _refined_w(K, A, B, PL, PR, npend, p, m, u, w, r, d)
+        return c, npend, Fk, False
+    c = _careful_pivot(K, A, B, PL, PR, npend, p, m, u, w, r, d, kscale)
+    if c == c or m + 1 >= REBUILT_BELOW or not _rebuilt(A, B, PL, PR, m):
+        return c, npend, Fk, False
+    _enter_pivot(K, B, PL, PR, ZERO, KE, p, m, u, w, blk)
+    c = _careful_pivot(K, A, B, PL, PR, ZERO, p, m, u, w, r, d, kscale)
+    return c, ZERO, ZERO, True
+
+
+@njit
 def _enter(K, y, A, B, PL, PR, npend, KE, KP, E, status, x, p, m, u, w, c, blk):
     """Border A⁻¹ (the rank-one change held back in PL, PR), the tracked direction and A with p
     (``try_add``'s clear case, ``_track_add``, ``ExplicitInverse.commit_add``,
@@ -809,10 +831,9 @@ def run_events(K, y, upper, alpha, status, h, park_bound, KE, KP, A, B, E, x, s,
 def _cross(K, y, upper, alpha, status, h, park_bound, KE, KP, A, B, PL, PR, E, x, s, alpha0, m,
            Fk, kscale, dep_level, bound_rtol, s_next, m_max, budget, every,
            total_events, large_from, large_rtol, blk):
-    """``run_events``'s loop, until ``PENDING`` changes of the inverse are held back (code RAN,
-    with events to go), the inverse's rebuild is due (DUE), the state's recomputation is due
-    (EXACT), or BAIL / UNPARK; returns (code, events crossed, s, α_0, m, Fk, changes held
-    back)."""
+    """``run_events``'s loop, until ``PENDING`` changes of the inverse are held back (code RAN, with
+    events to go), the inverse's rebuild is due (DUE), the state's recomputation is due (EXACT),
+    or BAIL / UNPARK; returns (code, events crossed, s, α_0, m, Fk, changes held back)."""
     n = y.size
     dh, tm = np.empty(n), np.empty(n)
     te, r, u, w = np.empty(x.size), np.empty(x.size), np.empty(x.size), np.empty(x.size)
@@ -837,8 +858,7 @@ def _cross(K, y, upper, alpha, status, h, park_bound, KE, KP, A, B, PL, PR, E, x
                 missed = True
                 if not _refined(B, PL, PR, npend, KE, KP, x, y, E, m, n, kscale, dh, r, u, rtol,
                                 blk):
-                    ok, npend, Fk = _solved(A, B, PL, PR, npend, Fk, x, y, E, m, kscale, r, u,
-                                            rtol)
+                    ok, npend, Fk = _solved(A, B, PL, PR, npend, Fk, x, y, E, m, kscale, r, u, rtol)
                     if not ok:
                         return BAIL, events, s, alpha0, m, Fk, npend
                     _rates(KE, KP, x, m, n, dh, E, blk)
@@ -850,17 +870,10 @@ def _cross(K, y, upper, alpha, status, h, park_bound, KE, KP, A, B, PL, PR, E, x
             return BAIL, events, s, alpha0, m, Fk, npend
         c, fresh = 0.0, False
         if first >= 0:                              # ``try_add``
-            c = _enter_pivot(K, B, PL, PR, npend, KE, first, m, u, w, blk)
-            if not c > 1e-6 * kscale:
-                c = _careful_pivot(K, A, B, PL, PR, npend, first, m, u, w, r, d, kscale)
-                if c != c and m + 1 < REBUILT_BELOW and _rebuilt(A, B, PL, PR, m):
-                    npend, Fk, fresh = ZERO, ZERO, True     # ``try_add``'s LU solve, then
-                    _enter_pivot(K, B, PL, PR, npend, KE, first, m, u, w, blk)  # its rebuild
-                    c = _careful_pivot(K, A, B, PL, PR, npend, first, m, u, w, r, d, kscale)
-                if c != c:
-                    return BAIL, events, s, alpha0, m, Fk, npend
-            elif _refines_w(c, m, kscale):
-                c = _refined_w(K, A, B, PL, PR, npend, first, m, u, w, r, d)
+            c, npend, Fk, fresh = _entering(K, A, B, PL, PR, npend, Fk, KE, first, m, u, w, r,
+                                            d, kscale, blk)
+            if c != c:
+                return BAIL, events, s, alpha0, m, Fk, npend
         _move(y, alpha, h, dh, x, E, m, t)
         alpha0, s = alpha0 - t * x[0], s - t
         code = RAN
