@@ -23,7 +23,8 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-SERVER_LOG = ROOT / "artifacts" / "e2e_server.log"
+#: one log per pytest-xdist worker (each starts its own server)
+SERVER_LOG = ROOT / "artifacts" / f"e2e_server_{os.environ.get('PYTEST_XDIST_WORKER', 'main')}.log"
 
 
 @pytest.hookimpl(wrapper=True)
