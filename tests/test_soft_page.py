@@ -137,3 +137,41 @@ def test_figures_have_expected_traces():
     g = [gacv(s, to01(d2.y)) for s in sols]
     fig3 = sviz.rangacv_spread(np.arange(-6.0, 1.0), g, draws, 2)
     assert sum(t.name == "ranGACV, R = 2 (each draw)" for t in fig3.data) == 3
+
+
+def _z(trace) -> np.ndarray:
+    """A trace's z as sent: plotly keeps numpy arrays as typed base64 (``bdata``)."""
+    import base64
+    z = trace.z
+    if isinstance(z, dict):
+        shape = [int(v) for v in str(z["shape"]).split(",")]
+        return np.frombuffer(base64.b64decode(z["bdata"]), dtype=z["dtype"]).reshape(shape)
+    return np.asarray(z)
+
+
+def test_contour_levels_travel_small_and_keep_each_curve():
+    """The p̂ contours' figure sends float32 for the labelled p̂ levels (each at its own level) and
+    int8 around the level for the true p = ½ and SVM f = 0 curves: which side of each curve every
+    grid point lies on is that of the float64 values, computed here from the callables."""
+    d = make_simulation("wahba2d", 60, 1)
+    fit = fit_logistic(d.X, d.y, 2.0 ** -4 / 60, 1.0)
+    steps = 30
+    fig = sviz.probability_contours(d.X, d.y, {"GACV": fit.predict_proba}, p_fn=d.p_fn,
+                                    svm_decision=fit.decision_function, steps=steps)
+    _, _, P = sviz._plane(d.X, steps)
+    exact = {"p̂": fit.predict_proba(P), "true p = ½": d.p_fn(P), "SVM f = 0": fit.decision_function(P)}
+    contours = [t for t in fig.data if t.type == "contour"]
+    heat, levels, rest = contours[0], contours[1:6], contours[6:]
+    assert _z(heat).dtype == np.float32
+    np.testing.assert_allclose(_z(heat).ravel(), exact["p̂"], rtol=1e-6)
+    assert [t.contours.start for t in levels] == [0.1, 0.25, 0.75, 0.9, 0.5]
+    for t in levels:
+        assert _z(t).dtype == np.float32 and t.contours.showlabels
+    assert [t.name for t in rest] == ["true p = ½", "SVM f = 0"]
+    for t, level, window in zip(rest, (0.5, 0.0), (sviz.P_WINDOW, sviz.F_WINDOW)):
+        z = _z(t)
+        assert z.dtype == np.int8 and t.contours.start == t.contours.end == 0
+        side = np.asarray(exact[t.name], float).reshape(steps, steps) - level
+        far = np.abs(side) > window / 126                          # not rounded to 0
+        assert far.sum() > 0.9 * side.size
+        np.testing.assert_array_equal(np.sign(z)[far], np.sign(side)[far])
