@@ -58,3 +58,21 @@ class RandomElbow:
 def random_elbow():
     """``RandomElbow(seed, schur, factored=False)``."""
     return RandomElbow
+
+
+def _sent_array(value):
+    """A figure's array as plotly sends it: numpy, or typed base64 (``{"dtype", "bdata", "shape"}``)."""
+    import base64
+
+    import numpy as np
+
+    if not isinstance(value, dict):
+        return np.asarray(value)
+    shape = [int(v) for v in str(value.get("shape", -1)).split(",")]
+    return np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"]).reshape(shape)
+
+
+@pytest.fixture
+def sent_array():
+    """``sent_array(trace.z)``: the array with the dtype it travels in."""
+    return _sent_array

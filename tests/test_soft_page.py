@@ -139,17 +139,7 @@ def test_figures_have_expected_traces():
     assert sum(t.name == "ranGACV, R = 2 (each draw)" for t in fig3.data) == 3
 
 
-def _z(trace) -> np.ndarray:
-    """A trace's z as sent: plotly keeps numpy arrays as typed base64 (``bdata``)."""
-    import base64
-    z = trace.z
-    if isinstance(z, dict):
-        shape = [int(v) for v in str(z["shape"]).split(",")]
-        return np.frombuffer(base64.b64decode(z["bdata"]), dtype=z["dtype"]).reshape(shape)
-    return np.asarray(z)
-
-
-def test_contour_levels_travel_small_and_keep_each_curve():
+def test_contour_levels_travel_small_and_keep_each_curve(sent_array):
     """The p̂ contours' figure sends float32 for the labelled p̂ levels (each at its own level) and
     int8 around the level for the true p = ½ and SVM f = 0 curves: which side of each curve every
     grid point lies on is that of the float64 values, computed here from the callables."""
@@ -162,14 +152,14 @@ def test_contour_levels_travel_small_and_keep_each_curve():
     exact = {"p̂": fit.predict_proba(P), "true p = ½": d.p_fn(P), "SVM f = 0": fit.decision_function(P)}
     contours = [t for t in fig.data if t.type == "contour"]
     heat, levels, rest = contours[0], contours[1:6], contours[6:]
-    assert _z(heat).dtype == np.float32
-    np.testing.assert_allclose(_z(heat).ravel(), exact["p̂"], rtol=1e-6)
+    assert sent_array(heat.z).dtype == np.float32
+    np.testing.assert_allclose(sent_array(heat.z).ravel(), exact["p̂"], rtol=1e-6)
     assert [t.contours.start for t in levels] == [0.1, 0.25, 0.75, 0.9, 0.5]
     for t in levels:
-        assert _z(t).dtype == np.float32 and t.contours.showlabels
+        assert sent_array(t.z).dtype == np.float32 and t.contours.showlabels
     assert [t.name for t in rest] == ["true p = ½", "SVM f = 0"]
     for t, level, window in zip(rest, (0.5, 0.0), (sviz.P_WINDOW, sviz.F_WINDOW)):
-        z = _z(t)
+        z = sent_array(t.z)
         assert z.dtype == np.int8 and t.contours.start == t.contours.end == 0
         side = np.asarray(exact[t.name], float).reshape(steps, steps) - level
         far = np.abs(side) > window / 126                          # not rounded to 0

@@ -58,7 +58,7 @@ def test_each_bad_link_key_is_one_note_naming_it():
     assert at.selectbox(key="usvc_dataset").value == "navia_a" and at.number_input(key="usvc_C").value == 10
 
 
-def test_figures():
+def test_figures(sent_array):
     d = make_navia_b(150, 0)
     m = fit_linear(d.X, d.y, method="usvc", C=10.0)
     f = vz.surface_figure(d.X[:, 0], d.y, 10.0, "usvc", paths={"u": (m.fit.coef_path, m.fit.b_path)},
@@ -68,7 +68,22 @@ def test_figures():
     assert len(vz.class_densities("navia_a").data) == 2
     w = make_wahba2d(100, 0)
     km = fit_kernel(w.X, w.y, 1.0, 8, method="svc", C=1.0)
-    assert len(vz.kernel_machine_figure(w, {"k": km}, resolution=30).data) == 5
+    fig = vz.kernel_machine_figure(w, {"k": km}, resolution=30)
+    assert len(fig.data) == 5
+    _sides_as_sent(fig, w, km, sent_array)
+
+
+def _sides_as_sent(fig, data, machine, sent_array, resolution=30):
+    """The zero curves' values travel as float32: each is the machine's (or p's) float64 value,
+    computed here, to float32's rounding."""
+    gx, gy = fig.data[2].x, fig.data[2].y
+    G = np.column_stack([np.tile(gx, resolution), np.repeat(gy, resolution)])
+    exact = {"k": machine.decision_function(G), "Bayes": data.p_fn(G)}
+    for trace in fig.data:
+        if trace.type == "contour":
+            z = sent_array(trace.z)
+            assert z.dtype == np.float32
+            np.testing.assert_allclose(z.ravel(), exact[trace.name], rtol=1e-6, atol=1e-12)
 
 
 def test_close_thresholds_get_labels_at_different_heights():
