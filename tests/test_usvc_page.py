@@ -70,10 +70,10 @@ def test_figures(sent_array):
     km = fit_kernel(w.X, w.y, 1.0, 8, method="svc", C=1.0)
     fig = vz.kernel_machine_figure(w, {"k": km}, resolution=30)
     assert len(fig.data) == 5
-    _sides_as_sent(fig, w, km, sent_array)
+    _values_as_sent(fig, w, km, sent_array)
 
 
-def _sides_as_sent(fig, data, machine, sent_array, resolution=30):
+def _values_as_sent(fig, data, machine, sent_array, resolution=30):
     """The zero curves' values travel as float32: each is the machine's (or p's) float64 value,
     computed here, to float32's rounding."""
     gx, gy = fig.data[2].x, fig.data[2].y
