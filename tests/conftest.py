@@ -74,5 +74,6 @@ def _sent_array(value):
 
 @pytest.fixture
 def sent_array():
-    """``sent_array(trace.z)``: the array with the dtype it travels in."""
+    """``sent_array(trace.z)``, or of an array in a chart's JSON: the array with the dtype it
+    travels in."""
     return _sent_array

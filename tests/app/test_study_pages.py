@@ -1,5 +1,4 @@
 """AppTests of the study and saved-runs pages (no browser)."""
-import base64
 import json
 from pathlib import Path
 
@@ -23,14 +22,7 @@ def _chart_types(at):
     return [[tr["type"] for tr in f] for f in _traces(at)]
 
 
-def _array(v):
-    """A trace's array from the chart's JSON (plain list or plotly's base64 typed array)."""
-    if isinstance(v, dict):
-        return np.frombuffer(base64.b64decode(v["bdata"]), dtype=v["dtype"])
-    return np.asarray(v, float)
-
-
-def test_study_page_runs_tiny_study(monkeypatch):
+def test_study_page_runs_tiny_study(monkeypatch, sent_array):
     monkeypatch.delenv("SVMAPP_DASK_SCHEDULER", raising=False)
     at = AppTest.from_file(str(ROOT / "app_pages/study.py"), default_timeout=60).run()
     assert not at.exception
@@ -48,7 +40,7 @@ def test_study_page_runs_tiny_study(monkeypatch):
     box = _traces(at)[0][0]
     assert box["name"] == "standard"
     std = res.table[res.table["case"] == "standard"]["inefficiency"].to_numpy(float)
-    np.testing.assert_allclose(_array(box["y"]), std)
+    np.testing.assert_allclose(sent_array(box["y"]), std)
     assert "scatter" in types[1]
     # a bad axis is reported, the earlier result stays
     at.text_input(key="study_log2_nlambda").set_value("5:0:1")
