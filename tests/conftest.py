@@ -1,9 +1,29 @@
+import os
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+
+
+def _share_the_cores_among_workers() -> None:
+    """Under pytest-xdist, give each worker (and the servers and CLIs it starts) its share of the
+    cores' BLAS threads, unless the caller chose a number. Two workers of two BLAS threads each on
+    two cores took turns on them: one path test took 57 s instead of 4–7 s, the suite 506 s
+    instead of 481 s."""
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    if workers <= 1:
+        return
+    threads = str(max(1, (os.cpu_count() or 1) // workers))
+    for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(name, threads)
+    from threadpoolctl import threadpool_limits     # for a BLAS already loaded by a plugin
+
+    threadpool_limits(int(os.environ["OPENBLAS_NUM_THREADS"]), user_api="blas")
+
+
+_share_the_cores_among_workers()
 
 
 import pytest  # noqa: E402
