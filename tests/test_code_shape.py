@@ -74,3 +74,19 @@ def test_no_function_over_150_lines(path):
     long = [(name, line, length) for name, line, length in function_lengths(path.read_text())
             if length > MAX_LINES]
     assert not long, f"{path.relative_to(ROOT)}: {long}"
+
+
+def test_xdist_workers_do_not_oversubscribe_the_cores():
+    """Under pytest-xdist each worker's BLAS (and what it starts, through the environment) has its
+    share of the cores (``conftest._share_the_cores_among_workers``), unless the caller chose."""
+    import os
+
+    import numpy  # noqa: F401  (its OpenBLAS loaded)
+    from threadpoolctl import threadpool_info
+
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    if workers <= 1:
+        pytest.skip("one test process")
+    chosen = int(os.environ["OPENBLAS_NUM_THREADS"])    # (a KeyError: nobody chose)
+    blas = [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"]
+    assert blas and max(blas) <= chosen, blas
