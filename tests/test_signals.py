@@ -31,9 +31,17 @@ STUDY = ["study", "--dataset", "wahba2d", "--n", "300", "--replicates", "40",
 COMMANDS = {"sweep": SWEEP, "study": STUDY}
 
 
+def _sigint_as_at_a_terminal():
+    """In the child before it runs the command: SIGINT's default action, as a command started at a
+    terminal has it. A test run started in the background by a non-interactive shell inherits
+    SIGINT ignored, and so would the command (Python then installs no KeyboardInterrupt)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _sweep_with_workers(out, command="sweep"):
     p = subprocess.Popen([sys.executable, "-m", "svmcore", *COMMANDS[command], "--out", str(out)],
-                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=ENV)
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=ENV,
+                         preexec_fn=_sigint_as_at_a_terminal)
     proc = psutil.Process(p.pid)
     deadline = time.time() + 90
     workers = []
