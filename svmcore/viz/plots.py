@@ -497,11 +497,22 @@ def level_bytes(Z, value: float, window: float = 1.0) -> np.ndarray:
     return np.round(np.clip(D / window, -1.0, 1.0) * 126).astype(np.int8)
 
 
+def level_curve(xs, ys, Z, value: float, name: str, line: dict, *, window: float | None = None,
+                labels: bool = False, **trace) -> go.Contour:
+    """The curve Z = ``value`` alone (no fill, no hover). Z travels as float32, or as int8 around
+    the level when a ``window`` is given (``level_bytes``: for values on a fixed scale, such as p
+    or the tuning page's f; an SVM's f is nearly flat far from the data, where int8 made the
+    Unbiased SVC page's zero curves jagged). ``trace``: further go.Contour settings."""
+    z, at = (np.asarray(Z, np.float32), value) if window is None else (level_bytes(Z, value, window), 0)
+    return go.Contour(x=xs, y=ys, z=z, name=name, showscale=False, hoverinfo="skip", line=line,
+                      contours=dict(start=at, end=at, size=1, coloring="none", showlabels=labels),
+                      **trace)
+
+
 def _zero_contour(xs, ys, Z, value, name, color, dash="solid", width=2.2, window=1.0):
-    """One level curve of Z at ``value``; Z travels as int8 around the level (``level_bytes``)."""
-    return go.Contour(x=xs, y=ys, z=level_bytes(Z, value, window), name=name, showscale=False, showlegend=True,
-                      contours=dict(start=0, end=0, size=1, coloring="none"),
-                      line=dict(color=color, width=width, dash=dash), hoverinfo="skip")
+    """One level curve of Z at ``value`` in the legend; Z travels as int8 around the level."""
+    return level_curve(xs, ys, Z, value, name, dict(color=color, width=width, dash=dash),
+                       window=window, showlegend=True)
 
 
 def decision_title(view: DecisionView, subtitle: str | None = None) -> str:

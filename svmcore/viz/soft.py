@@ -16,7 +16,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from .plots import COLORS as SVM_COLORS
-from .plots import level_bytes
+from .plots import level_curve
 
 #: one colour per criterion (the names as the page shows them), matching the SVM pages' palette:
 #: GACV as there, CKL as its SVM analogue GCKL, CV as the CV hinge
@@ -74,21 +74,10 @@ def _plane(X: np.ndarray, steps: int) -> tuple[np.ndarray, np.ndarray, np.ndarra
     return g1, g2, np.column_stack([G1.ravel(), G2.ravel()])
 
 
-#: the window the true p − ½ travels in as int8 (``plots.level_bytes``), to 0.5/126, as on the
-#: tuning page's decision figure
+#: the window the true p − ½ travels in as int8 (``plots.level_curve``), to 0.5/126, as on the
+#: tuning page's decision figure (the p̂ levels and the SVM's f = 0 travel as float32: the soft
+#: page's figure is 1.4 MB, not 3.2 MB, on each rerun)
 P_WINDOW = 0.5
-
-
-def _level_curve(x, y, Z, level: float, name: str, line: dict, labels: bool = False,
-                 window: float | None = None) -> go.Contour:
-    """The curve Z = level, its values sent as float32, or as int8 around the level when a
-    ``window`` is given (``plots.level_bytes``; for p, whose scale is fixed: an SVM's f is nearly
-    flat far from the data, where int8 made its zero curve jagged on the Unbiased SVC's page).
-    The soft page's figure is 1.4 MB, not 3.2 MB, on each rerun."""
-    z, at = (np.asarray(Z, np.float32), level) if window is None else (level_bytes(Z, level, window), 0)
-    return go.Contour(x=x, y=y, z=z, contours={"coloring": "none", "start": at, "end": at, "size": 1,
-                                               "showlabels": labels},
-                      line=line, showscale=False, name=name, hoverinfo="skip")
 
 
 def probability_contours(X: np.ndarray, y: np.ndarray, fits: Mapping[str, Callable], *,
@@ -120,16 +109,16 @@ def probability_contours(X: np.ndarray, y: np.ndarray, fits: Mapping[str, Callab
                                  colorbar={"title": "p̂"}),
                       row=1, col=j)
         for lev, width in [(v, 1) for v in levels] + [(0.5, 3)]:
-            fig.add_trace(_level_curve(g1, g2, Z, lev, f"p̂ = {lev:g} ({name})",
-                                       {"color": _color(name), "width": width}, labels=True),
+            fig.add_trace(level_curve(g1, g2, Z, lev, f"p̂ = {lev:g} ({name})",
+                                      {"color": _color(name), "width": width}, labels=True),
                           row=1, col=j)
         for Zc, who, dash in ((truth, "true p", "solid"), (svm, "SVM", "dash")):
             if Zc is not None:
                 level, window = (0.5, P_WINDOW) if who == "true p" else (0.0, None)
-                fig.add_trace(_level_curve(g1, g2, Zc, level,
-                                           "true p = ½" if who == "true p" else "SVM f = 0",
-                                           {"color": _color(who), "width": 2, "dash": dash},
-                                           window=window), row=1, col=j)
+                fig.add_trace(level_curve(g1, g2, Zc, level,
+                                          "true p = ½" if who == "true p" else "SVM f = 0",
+                                          {"color": _color(who), "width": 2, "dash": dash},
+                                          window=window), row=1, col=j)
         for cls, sym in ((1.0, "circle"), (-1.0, "x")):
             m = np.asarray(y) == cls
             fig.add_trace(go.Scatter(x=X[m, 0], y=X[m, 1], mode="markers", showlegend=False,
