@@ -90,3 +90,16 @@ def test_xdist_workers_do_not_oversubscribe_the_cores():
     chosen = int(os.environ["OPENBLAS_NUM_THREADS"])    # (a KeyError: nobody chose)
     blas = [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"]
     assert blas and max(blas) <= chosen, blas
+
+
+def test_ci_runs_the_readmes_test_command():
+    """``.ci/run`` runs the README's test command as it stands (with its ``--dist worksteal``: under
+    xdist's default one process was handed the app and browser tests in one block and ran them
+    alone for the suite's last 135 s)."""
+    readme = (ROOT.parent / "README.md").read_text(encoding="utf-8")
+    commands = [line.split("&&", 1)[1].split("#", 1)[0].strip() for line in readme.splitlines()
+                if line.startswith("pip install -r requirements-dev.txt &&")]
+    assert len(commands) == 1, commands
+    assert "--dist worksteal" in commands[0]
+    ci = (ROOT.parent / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    assert commands[0] in [line.strip() for line in ci], commands[0]
