@@ -32,6 +32,13 @@ TITLE_CLEAR_JS = """() => Array.from(document.querySelectorAll('.js-plotly-plot'
                       t ? t.getBoundingClientRect().bottom : 0, p ? p.getBoundingClientRect().top : 1e9]; })"""
 
 
+#: legend entries whose text runs past their figure's right edge: (entry, overhang in px)
+LEGEND_CUT_JS = """() => Array.from(document.querySelectorAll('.js-plotly-plot'))
+  .filter(g => !g.closest('.st-key-plotly_preload') && g._fullLayout)
+  .flatMap(g => { const right = g.getBoundingClientRect().right;
+    return Array.from(g.querySelectorAll('.legendtext'))
+      .map(e => [e.textContent, e.getBoundingClientRect().right - right]).filter(([, over]) => over > 1); })"""
+
 def open_page(browser, url, width=1440, height=900):
     page = browser.new_page(viewport={"width": width, "height": height})
     page.set_default_timeout(120_000)
@@ -62,6 +69,9 @@ PAGE_TITLES = {"losses": ["Loss functions"],
 
 @pytest.mark.parametrize("les,k", STEPS, ids=[f"{les.id}-{k}" for les, k in STEPS])
 def test_each_lesson_step_loads_from_its_link(server, browser, les, k):
+    """Each step from its link at 1440×900: its figures and banner, no error; on the tuning page no
+    legend entry cut at its panel's edge (SURE's step: hatched plateau, other minimizers) and,
+    where the step clicks a point, the decision panel's plot area inside the first screen."""
     step = les.steps[k - 1]
     page = open_page(browser, server + L.step_url(les, k))
     names = ([label(c) for c in step.values["tun_shown"]] + ["Decision curves"]
@@ -71,8 +81,13 @@ def test_each_lesson_step_loads_from_its_link(server, browser, les, k):
     no_errors(page)
     if step.page != "tuning":                   # the link's keys are all the page's (no note)
         assert page.locator('[data-testid="stAlert"]').count() == 0
-    if (les.id, k) in (("wahba", 5), ("wahba", 6)):
+    else:
+        if "selected" in step.values:
+            _clicked_curve_in_view(page)
         page.wait_for_timeout(800)
+        cut = page.evaluate(LEGEND_CUT_JS)
+        assert not cut, cut
+    if (les.id, k) in (("wahba", 5), ("wahba", 6)):
         page.screenshot(path=str(SHOTS / f"lesson_{les.id}_{k}.png"))
     page.close()
 
@@ -157,10 +172,9 @@ def test_criteria_and_summary_layout(server, browser, width):
     page.close()
 
 
-def test_clicked_curve_in_view_at_1440x900(server, browser):
-    """A step with a clicked point: the decision panel's plot area is inside the first screen."""
-    page = open_page(browser, server + L.step_url(L.WAHBA, 3), 1440, 900)
-    wait_titles(page, ["MISCLASS", "Decision curves"])
+def _clicked_curve_in_view(page):
+    """A step with a clicked point (at 1440×900): the decision panel's plot area is inside the
+    first screen, and every title (and settings line) above its plot."""
     page.wait_for_function("() => Array.from(document.querySelectorAll('.js-plotly-plot'))"
                            ".some(g => g.innerText.includes('clicked point'))")
     box = page.evaluate("""() => { const g = Array.from(document.querySelectorAll('.js-plotly-plot'))
@@ -169,9 +183,7 @@ def test_clicked_curve_in_view_at_1440x900(server, browser):
     page.screenshot(path=str(ART / "lessons_clicked_1440x900.png"))
     assert 0 <= box[0] and box[1] <= 900, box
     over = [(t, b, p) for t, b, p in page.evaluate(TITLE_CLEAR_JS) if b > p + 1]
-    assert not over, over                                   # every title (and settings line) above its plot
-    no_errors(page)
-    page.close()
+    assert not over, over
 
 
 @pytest.mark.parametrize("present", [False, True])
@@ -227,21 +239,11 @@ def test_family_steps_in_presentation_mode_at_1280x720(server, browser, les, k):
     page.close()
 
 
-#: legend entries whose text runs past their figure's right edge: (entry, overhang in px)
-LEGEND_CUT_JS = """() => Array.from(document.querySelectorAll('.js-plotly-plot'))
-  .filter(g => !g.closest('.st-key-plotly_preload') && g._fullLayout)
-  .flatMap(g => { const right = g.getBoundingClientRect().right;
-    return Array.from(g.querySelectorAll('.legendtext'))
-      .map(e => [e.textContent, e.getBoundingClientRect().right - right]).filter(([, over]) => over > 1); })"""
-
-
-@pytest.mark.parametrize("present", [False, True])
-def test_legend_entries_fit_their_panels(server, browser, present):
-    """SURE's step (hatched plateau, other minimizers): no legend entry is cut at its panel's edge,
-    on a screen (1440×900) and presenting (1280×720)."""
+def test_legend_entries_fit_their_panels_presenting(server, browser):
+    """SURE's step presenting (1280×720): no legend entry is cut at its panel's edge (on a screen,
+    1440×900, ``test_each_lesson_step_loads_from_its_link`` checks every tuning step)."""
     les, k = L.WAHBA, next(i for i, s in enumerate(L.WAHBA.steps, 1) if "SURE" in s.title)
-    width, height = (1280, 720) if present else (1440, 900)
-    page = open_page(browser, server + L.step_url(les, k) + ("&present=1" if present else ""), width, height)
+    page = open_page(browser, server + L.step_url(les, k) + "&present=1", 1280, 720)
     wait_titles(page, ["SURE", "MISCLASS", "Decision curves"])
     page.wait_for_timeout(800)
     cut = page.evaluate(LEGEND_CUT_JS)
