@@ -39,6 +39,7 @@ LEGEND_CUT_JS = """() => Array.from(document.querySelectorAll('.js-plotly-plot')
     return Array.from(g.querySelectorAll('.legendtext'))
       .map(e => [e.textContent, e.getBoundingClientRect().right - right]).filter(([, over]) => over > 1); })"""
 
+
 def open_page(browser, url, width=1440, height=900):
     page = browser.new_page(viewport={"width": width, "height": height})
     page.set_default_timeout(120_000)
