@@ -1,7 +1,7 @@
 """Issue 22 in a real browser: every lesson step from its link (its banner and figures), the Fig 1.5
-preset's panels, the projector layout at 1280×720, a bad link names each of its problems, and the criteria and
-summary pages at 1440, 1000 and 390 px. Screenshots go to artifacts/ (two lesson steps to
-docs/lesson_*.png instead with UPDATE_DOCS_SCREENSHOTS=1)."""
+preset's panels, the projector layout at 1280×720, a bad link naming each of its problems, and the
+criteria and summary pages at 1440, 1000 and 390 px. Screenshots go to artifacts/ (two lesson steps
+to docs/lesson_*.png instead with UPDATE_DOCS_SCREENSHOTS=1)."""
 import os
 from pathlib import Path
 
