@@ -195,7 +195,8 @@ def _numpy_walk(run, y, upper, max_events, with_event=False):
     """Follow the path by the numpy code's events and bookkeeping (``_solve_path`` without the
     compiled loop) to its last λ or ``max_events`` events, yielding its state before each event
     is looked for (a caller that changes the state works on a ``_clone``); with ``with_event``,
-    the state and the segment to its next event, (path, seg)."""
+    the state and the segment to its next event, (path, seg), the state then holding the
+    direction that segment computed."""
     with np.errstate(divide="ignore", invalid="ignore"):     # as solve_path
         while run.k < run.s_req.size and run.total_events < max_events:
             if with_event:
@@ -278,23 +279,10 @@ def test_a_small_pivot_borders_the_inverse_with_a_refined_w(n, log2_sigma, large
     ratios = []
     for path, seg in _numpy_walk(run, y, upper, 2000, with_event=True):
         if (P._compilable(path) and low <= path.m < high
-                and _one_enters_with_a_small_pivot(path, seg, K, pivot)):
+                and _small_pivot(path, seg, pivot)):     # (copies only there: 9–35 MB each)
             ratios += _new_column_residual_ratio(run, path, K, pivot)
     assert len(ratios) >= (10 if large else 50), len(ratios)
     assert max(ratios) < 1.0 and np.median(ratios) < 1e-2, (max(ratios), np.median(ratios))
-
-
-def _one_enters_with_a_small_pivot(path, seg, K, pivot):
-    """Whether the numpy code's next event is one point entering the elbow, none leaving, with a
-    Schur pivot below ``pivot``·max K_ii (bordering ``path.F`` as it is, which is left unchanged):
-    the only states where the loop's event can count, chosen before the state is copied (the
-    copies, 9–35 MB each at n = 1200, were most of this test's time)."""
-    leave, enter = P._at_end(seg)
-    if leave.size or enter.size != 1:
-        return False
-    p = int(enter[0])
-    c, _ = path.F.prepare_add(p, path._border(p), K[p, p])
-    return c < pivot * path.kscale
 
 
 def _new_column_residual_ratio(run, path, K, pivot):
@@ -317,15 +305,16 @@ def _new_column_residual_ratio(run, path, K, pivot):
     return [np.abs(A @ mine.F.B[:M, M - 1] - e).max() / np.abs(A @ plain.B[:M, M - 1] - e).max()]
 
 
-def _small_pivot(path, seg):
+def _small_pivot(path, seg, below=1e-6):
     """Whether the point entering at the segment's end has a Schur pivot K_pp − u'A⁻¹u below
-    1e-6·max K_ii (``try_add`` then recomputes it against A: ``_events._careful_pivot``)."""
+    ``below``·max K_ii (by default ``try_add``'s bar, under which it recomputes the pivot against
+    A: ``_events._careful_pivot``); ``path.F`` is left unchanged."""
     p = _entering_point(seg)
     if p is None or path.m == 0:
         return False
     u = path._border(p)
     c, _ = path.F.prepare_add(p, u, path.K[p, p])
-    return not c > 1e-6 * path.kscale
+    return not c > below * path.kscale
 
 
 def _entering_rate(seg):
