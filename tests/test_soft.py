@@ -228,6 +228,26 @@ def test_a_full_rank_gram_matrix_is_eigendecomposed_whole(monkeypatch):
     assert shapes == [(80, 80)] and basis.rank > 40
 
 
+@pytest.mark.parametrize("lower", [True, False])
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_one_right_hand_side_by_triangular_solves_equals_a_dense_solve(lower, order):
+    """``newton._cho_solve`` solves a single column by two BLAS dtrsv calls, on either triangle of
+    either memory order of the factor; against numpy's LU solve of the matrix itself, and against
+    its own several-column route (``cho_solve``) for the same column."""
+    from scipy.linalg import cholesky
+
+    rng = np.random.default_rng(7)
+    B = rng.normal(size=(60, 60))
+    A = B @ B.T + 60.0 * np.eye(60)
+    C = np.asarray(cholesky(A, lower=lower), order=order)
+    b = rng.normal(size=60)
+    b0 = b.copy()
+    x = newton._cho_solve((C, lower), b)
+    np.testing.assert_allclose(x, np.linalg.solve(A, b), rtol=1e-12, atol=0)
+    np.testing.assert_allclose(x, newton._cho_solve((C, lower), b[:, None])[:, 0], rtol=1e-13)
+    np.testing.assert_array_equal(b, b0)            # the right-hand side is left as it was
+
+
 def test_weights_within_e_nu_bound_the_newton_matrix_both_ways():
     """The premise of reusing a factor (newton.py, "Reusing a factor"): when every f_i moves by at
     most ν, every eigenvalue of G₀^{-1} G lies in [e^{−ν}, e^{ν}] (scipy's generalized eigh on the

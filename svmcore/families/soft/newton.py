@@ -103,7 +103,7 @@ from typing import Sequence
 
 import numpy as np
 from scipy.linalg import LinAlgError, cho_solve, cholesky, eigh, solve_triangular
-from scipy.linalg.blas import dsyrk
+from scipy.linalg.blas import dsyrk, dtrsv
 from scipy.linalg.lapack import dpstrf
 from scipy.special import expit
 
@@ -208,7 +208,7 @@ class KernelBasis:
                                               check_finite=False)
             return c
         scale, chol = self._phi_gram_factor
-        return self.X[:, 1:] @ (scale * cho_solve(chol, scale * theta, check_finite=False))
+        return self.X[:, 1:] @ (scale * _cho_solve(chol, scale * theta))
 
     @cached_property
     def _phi_gram_factor(self) -> tuple:
@@ -360,6 +360,20 @@ def _factor(G: np.ndarray) -> tuple[tuple, str]:
                 "Newton matrix regularized (W underflow)")
 
 
+def _cho_solve(factor: tuple, rhs: np.ndarray) -> np.ndarray:
+    """A^{-1} rhs from a Cholesky factor ``(C, lower)`` of A, as ``cho_solve`` takes it. A single
+    right-hand side goes through two BLAS triangular solves (dtrsv): LAPACK's dpotrs, which
+    ``cho_solve`` calls, solves one column with OpenBLAS's dtrsm, about three times slower
+    (n = 2000, one thread: 3.8 ms against 1.3 ms). Several columns stay with ``cho_solve``."""
+    C, lower = factor
+    if rhs.ndim != 1:
+        return cho_solve(factor, rhs, check_finite=False)
+    T, low = (C, lower) if C.flags.f_contiguous else (C.T, not lower)   # T Fortran-ordered
+    # A = F F' with F the lower-triangular one of T and T': solve with F, then with F'
+    y = dtrsv(T, rhs, lower=low, trans=0 if low else 1)
+    return dtrsv(T, y, lower=low, trans=1 if low else 0, overwrite_x=1)
+
+
 def _initial(basis: KernelBasis, y01: np.ndarray) -> np.ndarray:
     z = np.zeros(basis.rank + 1)
     ybar = np.clip(np.mean(y01), 1e-3, 1 - 1e-3)
@@ -394,7 +408,7 @@ class CholeskyFactor:
 
     def solve(self, rhs: np.ndarray, rtol: float = 0.0) -> np.ndarray:
         """G^{-1} rhs by the Cholesky factor (backward stable: ``rtol`` is not needed)."""
-        return cho_solve(self.chol, rhs, check_finite=False)
+        return _cho_solve(self.chol, rhs)
 
     precondition = solve        # a ``LaggedFactor``'s preconditioner
 
@@ -430,7 +444,7 @@ class WoodburyFactor:
         """A^{-1} x, A = Φ'WΦ + cI (x: (r,) or (r, k))."""
         Phi = self.basis.X[:, 1:]
         sw = self.sw if x.ndim == 1 else self.sw[:, None]
-        u = cho_solve((self.L, True), sw * (Phi @ x), check_finite=False)
+        u = _cho_solve((self.L, True), sw * (Phi @ x))
         return (x - Phi.T @ (sw * u)) / self.c
 
     def solve(self, rhs: np.ndarray, rtol: float = EXACT_RTOL, refine: int = 2) -> np.ndarray:
