@@ -40,7 +40,7 @@ with ui.controls_box():
 values = links.values(PARAMS, P.PREFIX)
 if run or links.opened_from_link(P.PREFIX):
     try:
-        with st.spinner("fitting the grid…"):
+        with st.spinner(P.spinner_text(values)):
             st.session_state["soft_result"] = P.compute(values)
     except SVMCoreError as exc:
         st.error(plain(exc))

@@ -13,6 +13,10 @@ they are, to see what the scaling does. ``--app-workers`` runs each sweep as the
 (``svmcore.timing.worker_start``, the column "start"); the column "workers" says how many processes
 ran it.
 
+The soft family (penalized likelihood; the CLI's ``--model logistic``) follows in one process:
+its sweeps against ``svmcore.timing.sweep_estimate`` on grids, n and criteria its rates were not
+measured on (``SOFT_CASES``).
+
     OMP_NUM_THREADS=1 PYTHONPATH=. python bench/estimate_accuracy.py [--uncalibrated] [--app-workers]
 """
 from __future__ import annotations
@@ -40,6 +44,38 @@ CASES = [  # (solver, n, lam, sig, extra criteria, other settings)
     ("auto", 1000, "-25:0:1", "-3:3:0.5", [], {}),                                   # the paper grid
 ]
 
+SOFT_CASES = [  # (n, lam, sig, criteria (None: the family's defaults), other settings)
+    (150, "-16:4:2", "-2:2:1", None, {}),
+    (300, "-25:0:1", "-3:3:0.5", None, {}),                      # the CLI's default grid
+    (300, "-16:4:4", "-2:2:1", ["gacv", "cv_deviance"], {}),
+    (600, "-20:8:2", "-3:3:1", ["rangacv", "ckl"], {}),          # no exact traces: cheaper
+    (200, "-14:2:2", "-1:3:1", None, {"extend_grid": True}),
+    (1200, "-25:0:1", "-3:3:0.5", None, {}),
+]
+
+
+def soft_rows(ratios: list) -> None:
+    """The soft family's cases: estimated (``sweep_estimate``'s total) against measured seconds,
+    one process."""
+    from svmcore.datasets.simulations import make_simulation
+    from svmcore.grid import run_grid
+    from svmcore.spec import make_spec
+    from svmcore.timing import sweep_estimate
+
+    print("soft family (one process):")
+    for n, lam, sig, crit, other in SOFT_CASES:
+        spec = make_spec("logistic", data={"source": "simulation", "name": "wahba2d", "n": n},
+                         log2_nlambda=lam, log2_sigma=sig, criteria=crit or [], **other)
+        est = sweep_estimate(spec, n, E.rate_book()).total
+        data = make_simulation("wahba2d", n, 0)
+        t0 = time.perf_counter()
+        res = run_grid(spec, data, n_jobs=1)
+        sec = time.perf_counter() - t0
+        what = ",".join((crit or ["defaults"]) + [f"{k}={v}" for k, v in other.items()])
+        ratios.append(sec / est)
+        print(f"{'soft':7s} {n:5d} {lam + ' x ' + sig:>18s} {what[:11]:>11s} {est:9.2f} {sec:9.2f} "
+              f"{sec / est:6.2f} {len(res.table) - spec.grid.size:7d}", flush=True)
+
 
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -52,7 +88,7 @@ def main(argv=None) -> None:
         book = RateBook.baseline(calibrate=False)
         E.rate_book = lambda: book
     book = E.rate_book()
-    speeds = {solver: book.speed_of(solver) for solver in ("path", "libsvm", "cvxopt")}
+    speeds = {solver: book.speed_of(solver) for solver in ("path", "libsvm", "cvxopt", "newton")}
     print("this machine's seconds ÷ the build machine's on each reference problem: "
           + ", ".join(f"{k} {'-' if v is None else f'{v:.2f}'}" for k, v in speeds.items()))
     print(f"{'solver':7s} {'n':>5s} {'grid':>18s} {'extra':>11s} {'estimated':>9s} {'measured':>9s} "
@@ -74,6 +110,7 @@ def main(argv=None) -> None:
         print(f"{solver:7s} {n:5d} {lam + ' x ' + sig:>18s} {what[:11]:>11s} {est:9.2f} {sec:9.2f} "
               f"{sec / est:6.2f} {len(res.table) - S.grid_for(s).size:7d} {res.workers:7d} {start:5.1f}",
               flush=True)
+    soft_rows(ratios)
     print(f"measured ÷ estimated: {min(ratios):.2f} … {max(ratios):.2f}")
 
 

@@ -1,4 +1,5 @@
-"""Measure the SVM sweep's cost on this machine, per solver, workload and n (``svmcore.timing``).
+"""Measure the SVM's and the soft family's sweep cost on this machine, per solver, workload and n
+(``svmcore.timing``).
 
 Writes ``svmcore/data/rates.json``, the app's and the CLI's starting point for time estimates
 (``svmcore.timing.RateBook``); the app then adds every sweep it runs. wahba2d, one process.
@@ -10,6 +11,11 @@ Writes ``svmcore/data/rates.json``, the app's and the CLI's starting point for t
   column does not follow one power of n from 1,600 points (elbows pass the compiled loop's
   explicit inverse; n^3.7 from 3000 to 5000, n^2.9 from 5000 to 10,000), and extrapolating
   from 1,600 estimated the n = 10,000 paper grid at twice its measured time (sixteenth session);
+* the soft family (``newton``, ``svmcore.timing.SOFT``): seconds per grid point over the path's
+  grid, with the family's default criteria (exact GACV, ranGACV, CKL, OBS), without exact GACV
+  (``no_traces``: ranGACV and CKL) and with CV deviance added, at ``--ns`` and, in-sample, at
+  ``--soft-large`` (3000: its full-rank σ columns cost n³ per Newton iteration, and the cost per
+  point grew as n^2.6 from 1,600 to 3,000 points on Zen 3);
 * cvxopt and LIBSVM: seconds per grid point at each log2 nλ of −20…8 step 4 (one λ at a time,
   log2 σ −2…2 step 1: five columns, so that the run's fixed cost is spread as in a real grid),
   since their work grows steeply as λ falls. Exact LOO with them is measured at n = 100 only
@@ -18,16 +24,21 @@ Writes ``svmcore/data/rates.json``, the app's and the CLI's starting point for t
 ``--keep path`` keeps the path's records of the existing file and measures the others.
 
 With the rates, each measured solver's reference problem is timed (``svmcore.timing.REFERENCE``,
-the least of five runs) and written as ``calibration``: the app and the CLI time the same problem
+as the app times it, in nine new processes: ``reference_as_the_app_times_it``) and written as
+``calibration``: the app and the CLI time the same problem
 once on their machine and scale that solver's rates by the ratio. A kept solver keeps its
 reference time too (both were measured on the same machine).
 
     OMP_NUM_THREADS=1 PYTHONPATH=. python bench/measure_rates.py
+    (the soft family alone, the others kept: --solvers newton --keep path,cvxopt,libsvm)
 """
 from __future__ import annotations
 
 import argparse
 import json
+import statistics
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -36,11 +47,15 @@ from svmcore.families.svm.solvers.path import compile_event_loop
 from svmcore.grid import run_grid
 from svmcore.safeio import write_text
 from svmcore.spec import DataSpec, make_spec
-from svmcore.timing import COLUMN_SOLVERS, RateBook, reference_seconds, workload
+from svmcore.timing import COLUMN_SOLVERS, SOFT, RateBook, workload
 
 OUT = Path(__file__).resolve().parents[1] / "svmcore" / "data" / "rates.json"
 WORKLOADS = {"insample": ["gacv", "xa", "brxa", "sure", "gckl", "misclass", "brmisclass", "obs"],
              "cv5": ["gacv", "cv"], "loo": ["gacv", "loo"]}
+#: the soft family's workloads: its default criteria on a simulation, and with CV deviance
+SOFT_DEFAULTS = ["obs", "gacv", "rangacv", "ckl"]
+SOFT_WORKLOADS = {"insample": SOFT_DEFAULTS, "no_traces": ["rangacv", "ckl"],
+                  "cv5": SOFT_DEFAULTS + ["cv_deviance"]}
 #: the grids measured: the path's (one run) and the pointwise solvers' λ values (one run each)
 PATH_GRID = ("-20:8:2", "-3:3:1")
 POINT_LAMBDAS = range(-20, 9, 4)
@@ -48,17 +63,26 @@ POINT_SIGMA = "-2:2:1"
 
 
 def timed(solver, crit, n, lam, sig):
-    """Seconds of one sweep and the run's result (one process, no growth)."""
+    """Seconds of one sweep and the run's result (one process, no growth); ``solver`` ``SOFT``
+    runs the soft family."""
     data = make_simulation("wahba2d", n=n, seed=0)
-    spec = make_spec("svm", data=DataSpec("simulation", "wahba2d", n=n, seed=0), log2_nlambda=lam,
-                     log2_sigma=sig, criteria=crit, solver=solver, extend_grid=False)
+    model, how = ("logistic", {}) if solver == SOFT else ("svm", {"solver": solver})
+    spec = make_spec(model, data=DataSpec("simulation", "wahba2d", n=n, seed=0), log2_nlambda=lam,
+                     log2_sigma=sig, criteria=crit, extend_grid=False, **how)
     t0 = time.perf_counter()
     res = run_grid(spec, data, n_jobs=1)
     return time.perf_counter() - t0, res, spec
 
 
-def measure(book, solver, crit, n) -> float:
-    """Record one solver × workload × n; returns the seconds it took."""
+def measure(book, solver, crit, n, work=None) -> float:
+    """Record one solver × workload × n; returns the seconds it took (``work``: the workload's
+    key, when it is not ``workload(crit)``)."""
+    if solver == SOFT:
+        sec, res, _ = timed(solver, crit, n, *PATH_GRID)
+        book.add(solver, work, n, len(res.table), sec)
+        print(f"{solver:7s} {work:9s} n={n:5d}: {sec:7.2f} s, {sec / len(res.table):.4f} s/point",
+              flush=True)
+        return sec
     if solver in COLUMN_SOLVERS:
         sec, res, spec = timed(solver, crit, n, *PATH_GRID)
         cols = spec.grid.log2_sigma.count
@@ -75,6 +99,20 @@ def measure(book, solver, crit, n) -> float:
     return total
 
 
+def reference_as_the_app_times_it(solver: str, processes: int = 9) -> float:
+    """The solver's reference seconds as the app and the CLI time it (``timing.machine_speed``:
+    once in a new process, the least of two runs after an untimed one), the median over
+    ``processes`` new processes. The least of five runs in the measuring process, as before, sat
+    at the low end of what new processes time on the same machine (soft family, Zen 3: 0.060 s,
+    against 0.059–0.090 s and a median of 0.081 s in 15 new processes), so the estimates there
+    read up to 1.4 times too high."""
+    code = ("from svmcore.timing import reference_seconds; "
+            f"print(reference_seconds({solver!r}))")
+    times = [float(subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
+                                  text=True).stdout.split()[-1]) for _ in range(processes)]
+    return statistics.median(times)
+
+
 def _sizes(args, solver, workload_name, large) -> list[int]:
     """The n at which one solver's workload is measured (``--ns``, ``--loo-ns``, and ``large``:
     ``--insample-ns``)."""
@@ -83,16 +121,20 @@ def _sizes(args, solver, workload_name, large) -> list[int]:
     ns = [int(v) for v in args.ns.split(",")]
     if workload_name == "insample" and solver in COLUMN_SOLVERS:
         ns += large
+    if workload_name in ("insample", "no_traces") and solver == SOFT:
+        ns += [int(v) for v in args.soft_large.split(",") if v]
     return ns
 
 
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--ns", default="100,200,400,800,1000,1600")
-    ap.add_argument("--solvers", default="path,cvxopt,libsvm")
+    ap.add_argument("--solvers", default=f"path,cvxopt,libsvm,{SOFT}")
     ap.add_argument("--insample-ns", default="3000,5000,10000",
                     help="larger n at which the column solvers' in-sample workload is also measured")
     ap.add_argument("--budget", type=float, default=60.0, help="skip larger n once one run takes longer")
+    ap.add_argument("--soft-large", default="3000",
+                    help="larger n at which the soft family's in-sample workload is also measured")
     ap.add_argument("--loo-ns", default="100", help="n of the pointwise solvers' exact-LOO rates")
     ap.add_argument("--keep", default="", help="solvers whose records in --out are kept as they are")
     ap.add_argument("--out", default=str(OUT))
@@ -108,11 +150,11 @@ def main(argv=None) -> None:
     large = [int(v) for v in args.insample_ns.split(",") if v]
     compile_event_loop()         # the path's compiled loop (from 1,000 points) loaded before timing
     for solver in (v for v in args.solvers.split(",") if v not in keep):
-        for name, crit in WORKLOADS.items():
+        for name, crit in (SOFT_WORKLOADS if solver == SOFT else WORKLOADS).items():
             for n in _sizes(args, solver, name, large):   # (--insample-ns regardless of --budget)
-                if measure(book, solver, crit, n) > args.budget and n not in large:
+                if measure(book, solver, crit, n, name) > args.budget and n not in large:
                     break
-        calibration[solver] = reference_seconds(solver, repeats=5)
+        calibration[solver] = reference_as_the_app_times_it(solver)
         print(f"{solver:7s} reference problem: {calibration[solver]:.4f} s", flush=True)
     write_text(args.out, book.to_json(calibration) + "\n")      # atomically
     print(f"wrote {args.out}")

@@ -9,6 +9,7 @@ from typing import Any, Mapping
 import numpy as np
 import streamlit as st
 
+from svmcore._validation import SVMCoreError
 from svmcore.families import get_family
 from svmcore.params import Boolean, Interval, Options, Param
 from svmcore.spec import spec_params
@@ -107,6 +108,35 @@ def _probability_figure(data, fits, svm_fit):
         return sviz.probability_contours(data.X, data.y, {k: f.predict_proba for k, f in fits.items()},
                                          p_fn=data.p_fn, svm_decision=svm_fit.decision_function)
     return None
+
+
+def estimated_seconds(values: Mapping[str, Any]) -> float | None:
+    """Seconds a run of ``values`` is estimated at (``svmcore.timing.sweep_estimate``, the app's
+    rates): the soft sweep and the SVM's GACV sweep on the same grid, both in this process as
+    ``sweeps`` runs them; None when the settings are not valid or either cannot be priced."""
+    from svmcore.spec import make_spec
+    from svmcore.timing import sweep_estimate
+
+    from .estimate import rate_book
+
+    n = int(values["n"])
+    data = {"source": "simulation", "name": values["dataset"], "n": n, "seed": int(values["seed"])}
+    grid = {"log2_nlambda": values["log2_nlambda"], "log2_sigma": values["log2_sigma"]}
+    try:
+        specs = (make_spec(MODEL, data=data, criteria=list(shown(bool(values["use_cv"]))), **grid),
+                 make_spec("svm", data=data, criteria=["gacv"], **grid))
+    except SVMCoreError:
+        return None
+    parts = [sweep_estimate(spec, n, rate_book()) for spec in specs]
+    return None if None in parts else sum(est.total for est in parts)
+
+
+def spinner_text(values: Mapping[str, Any]) -> str:
+    """What the page says while a run fits: with the run's estimate when there is one."""
+    secs = estimated_seconds(values)
+    if secs is None:
+        return "fitting the grid…"
+    return f"fitting the grid (estimated {secs:.{1 if secs < 10 else 0}f} s)…"
 
 
 def compute(values: Mapping[str, Any]) -> dict:

@@ -7,6 +7,8 @@ in the unit the solver's cost follows (issue 21, ``bench/estimate_accuracy.py``)
 * the path solver (``per="column"``): seconds per σ column. One path per column answers every λ
   of it, so its cost hardly depends on how many λ the column has (n = 300: 0.04–0.08 s per column
   for 5, 15 or 26 λ, while seconds per point varied fivefold);
+* the soft family (``SOFT``, ``per="point"``): seconds per grid point, measured over a whole grid
+  (one Newton fit per λ, warm-started along it; a full-rank σ column costs O(n³) per iteration);
 * pointwise solvers (``per="point"`` with ``log2_nlambda``): seconds per grid point at each
   measured log2(nλ). LIBSVM's and cvxopt's work grows steeply as λ falls (C = 1/(2nλ) rises), so
   a grid's estimate sums the rate at each of its λ, interpolated on log seconds between the
@@ -48,7 +50,13 @@ COLUMN_SOLVERS = ("path",)
 #: the app's default λ; the others: one fit each). A few tens of ms each on the build machine.
 REFERENCE = {"path": (300, (-1.0,), tuple(range(-20, 9, 2))),
              "libsvm": (400, (0.0,), (-12.0, -8.0, -4.0, 0.0)),
-             "cvxopt": (300, (0.0,), (-4.0, 0.0, 4.0))}
+             "cvxopt": (300, (0.0,), (-4.0, 0.0, 4.0)),
+             "newton": (300, (-2.0,), tuple(range(-20, 9, 4)))}
+#: the soft family's (penalized likelihood) key in the rate book: its Newton solves are priced per
+#: grid point (one warm-started fit per λ, O(n³) per iteration where K has full rank), measured on
+#: the family's default criteria (exact GACV among them), without exact GACV (``soft_workload``)
+#: and with CV deviance (``"cv5"``)
+SOFT = "newton"
 
 
 def workload(criteria: Sequence[str], cv_folds: int = 5) -> str:
@@ -101,6 +109,11 @@ def reference_seconds(solver: str, repeats: int = 2) -> float:
             K = gaussian_gram(data.X, sigma=2.0 ** log2_sigma)
             if solver == "path":
                 solve_path(K, data.y, upper, lams)
+            elif solver == SOFT:
+                from .families.soft.newton import KernelBasis
+                from .families.soft.newton import solve_path as newton_path
+                from .families.soft.newton import to01
+                newton_path(KernelBasis.from_gram(K), to01(data.y), lams)
             else:
                 fit = solve_libsvm if solver == "libsvm" else solve_cvxopt
                 for lam in lams:
@@ -291,10 +304,12 @@ def _extra(book, solver, work, n, lams, n_sigma, ins, k=None):
 
 
 def grid_estimate(book: RateBook, solver: str, criteria: Sequence[str], n: int,
-                  log2_nlambda: Sequence[float], n_sigma: int, cv_folds: int = 5):
-    """(in-sample, CV extra, LOO extra) seconds of one grid, or None when in-sample was never
-    measured; an extra is None when its workload was never measured (or not requested)."""
-    ins = book.grid_seconds(solver, "insample", n, log2_nlambda, n_sigma)
+                  log2_nlambda: Sequence[float], n_sigma: int, cv_folds: int = 5,
+                  insample: str = "insample"):
+    """(in-sample, CV extra, LOO extra) seconds of one grid, or None when in-sample (the workload
+    ``insample``) was never measured; an extra is None when its workload was never measured (or
+    not requested)."""
+    ins = book.grid_seconds(solver, insample, n, log2_nlambda, n_sigma)
     if ins is None:
         return None
     cv = loo = None
@@ -308,8 +323,9 @@ def grid_estimate(book: RateBook, solver: str, criteria: Sequence[str], n: int,
 
 
 def sweep_estimate(spec, n: int, book: RateBook | None = None) -> Estimate | None:
-    """Estimated seconds of the SVM sweep ``spec`` on ``n`` training rows (None for another family,
-    or a solver or workload never measured).
+    """Estimated seconds of the SVM or soft-classification sweep ``spec`` on ``n`` training rows
+    (None for another family, or a solver or workload never measured). The soft family is priced
+    per grid point under ``SOFT`` (its CV deviance as the workload "cv").
 
     Parameters
     ----------
@@ -320,26 +336,41 @@ def sweep_estimate(spec, n: int, book: RateBook | None = None) -> Estimate | Non
     book : RateBook, optional
         Measured rates (default: the build machine's, ``RateBook.baseline()``).
     """
-    if spec.model != "svm":
+    if spec.model not in ("svm", "logistic"):
         return None
     from .families.svm.fit import choose_solver
     from .grid import _grown_grid
 
     book = RateBook.baseline() if book is None else book
-    solver = choose_solver(spec.solver, n)
-    crit, k = spec.criteria, spec.cv_folds
+    crit, k, insample = spec.criteria, spec.cv_folds, "insample"
+    if spec.model == "svm":
+        solver = choose_solver(spec.solver, n)
+    else:
+        solver, insample = SOFT, soft_workload(crit)
+        crit = ["cv" if c == "cv_deviance" else c for c in crit]    # its k-fold CV, priced as "cv"
     lams = spec.grid.log2_nlambda.values()
-    parts = grid_estimate(book, solver, crit, n, lams, spec.grid.log2_sigma.count, k)
+
+    def price(log2_nlambda):
+        return grid_estimate(book, solver, crit, n, log2_nlambda, spec.grid.log2_sigma.count, k,
+                             insample)
+
+    parts = price(lams)
     if parts is None or ("cv" in crit and parts[1] is None) or ("loo" in crit and parts[2] is None):
         return None
     ins, cv, loo = parts
     step = 0.0
     grown = _grown_grid(spec.grid, {"small-λ edge"}) if spec.extend_grid else None
     if grown is not None:
-        new = [v for v in grown.log2_nlambda.values() if v < min(lams)]
-        g = grid_estimate(book, solver, crit, n, new, spec.grid.log2_sigma.count, k)
+        g = price([v for v in grown.log2_nlambda.values() if v < min(lams)])
         step = sum(v for v in g if v is not None) if g else 0.0
     return Estimate(ins + (cv or 0.0) + (loo or 0.0), step, cv, loo, solver)
+
+
+def soft_workload(criteria: Sequence[str]) -> str:
+    """The soft family's in-sample key: ``"insample"`` with exact GACV (its traces need an
+    eigenbasis and O(r³) a point; the family's defaults, also when ``criteria`` is empty), else
+    ``"no_traces"`` (a full-rank Gram matrix then keeps its pivoted Cholesky factor as the basis)."""
+    return "insample" if not criteria or "gacv" in criteria else "no_traces"
 
 
 def on_workers(seconds: float | None, n_columns: int) -> tuple[float | None, int]:

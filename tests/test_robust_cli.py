@@ -162,10 +162,12 @@ def test_one_row_class_with_test_fraction(tmp_path, capsys):
     assert code == 2 and "negative dimensions" not in msg and "per class" in msg
 
 
-def test_long_work_is_announced_and_needs_yes_on_a_terminal():
-    spec = make_spec("svm", data={"source": "simulation", "name": "wahba2d", "n": 1000},
-                     log2_nlambda="-20:5:1", log2_sigma="-3:3:0.5", criteria=["gacv", "loo"])
-    est = estimate_seconds(spec, 1000)
+@pytest.mark.parametrize("model, n, criteria", [("svm", 1000, ["gacv", "loo"]),
+                                                 ("logistic", 5000, [])])   # the soft family's defaults
+def test_long_work_is_announced_and_needs_yes_on_a_terminal(model, n, criteria):
+    spec = make_spec(model, data={"source": "simulation", "name": "wahba2d", "n": n},
+                     log2_nlambda="-20:5:1", log2_sigma="-3:3:0.5", criteria=criteria)
+    est = estimate_seconds(spec, n)
     assert est is not None and est > 60
 
     class Tty(io.StringIO):

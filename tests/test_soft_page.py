@@ -167,3 +167,19 @@ def test_contour_levels_travel_small_and_keep_each_curve(sent_array):
     far = np.abs(side) > sviz.P_WINDOW / 126                      # not rounded to 0
     assert far.mean() > 0.9
     np.testing.assert_array_equal(np.sign(z)[far], np.sign(side)[far])
+
+
+def test_a_run_is_estimated_before_it_starts():
+    """The page prices a run from the measured rates (the soft sweep and the SVM's GACV sweep on the
+    same grid): more points, more rows or the CV deviance cost more; unusable settings give no
+    estimate instead of an error."""
+    values = {"dataset": "wahba2d", "n": 200, "seed": 0, "log2_nlambda": "-8:0:4",
+              "log2_sigma": "-1:0:1", "rangacv_reps": 5, "use_cv": False}
+    base = P.estimated_seconds(values)
+    assert base is not None and base > 0
+    assert P.estimated_seconds({**values, "use_cv": True}) > base
+    assert P.estimated_seconds({**values, "n": 800}) > base
+    assert P.estimated_seconds({**values, "log2_nlambda": "-16:0:2"}) > base
+    assert P.estimated_seconds({**values, "log2_sigma": "1:-1:1"}) is None     # START > STOP
+    assert re.fullmatch(r"fitting the grid \(estimated \d+\.\d s\)…", P.spinner_text(values))
+    assert P.spinner_text({**values, "log2_sigma": "1:-1:1"}) == "fitting the grid…"

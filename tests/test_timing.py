@@ -56,6 +56,8 @@ def test_baseline_rates_were_measured_here():
     for solver in ("cvxopt", "libsvm"):          # per point at each λ: dearer at small λ
         assert book.grid_seconds(solver, "insample", 100, [-20], 1) > \
             book.grid_seconds(solver, "insample", 100, [8], 1) > 0
+    soft = [book.seconds_per_point("newton", "insample", n) for n in (100, 400, 1600, 5000)]
+    assert 0 < soft[0] < soft[1] < soft[2] < soft[3]     # the soft family's, per point
 
 
 def test_the_largest_training_set_is_priced_from_a_measurement():
@@ -121,6 +123,40 @@ def test_sweep_estimate_prices_one_growth_step_toward_small_lambda():
                           200, book) is None                    # LOO never measured
 
 
+def test_sweep_estimate_prices_the_soft_family_per_grid_point():
+    """The soft family (penalized likelihood) is priced per grid point under ``SOFT``: the in-sample
+    rate times the points (with exact GACV, the family's default, or without it), its CV deviance
+    as the "cv5" workload's extra, and a growth step as the new λ's points; a workload never
+    measured gives no estimate."""
+    from svmcore.spec import make_spec
+    from svmcore.timing import SOFT, soft_workload, sweep_estimate
+
+    assert soft_workload([]) == soft_workload(["obs", "gacv"]) == "insample"
+    assert soft_workload(["rangacv", "ckl"]) == "no_traces"
+    book = RateBook()
+    book.add(SOFT, "insample", 200, 100, 1.0)            # 0.01 s a point
+    book.add(SOFT, "no_traces", 200, 100, 0.5)           # 0.005 s a point without exact GACV
+    book.add(SOFT, "cv5", 200, 100, 3.0)                 # CV adds 0.02 s a point
+    data = {"source": "simulation", "name": "wahba2d", "n": 200}
+
+    def spec(**kw):
+        return make_spec("logistic", data=data, log2_nlambda="-20:8:2", log2_sigma="-3:3:1", **kw)
+
+    est = sweep_estimate(spec(criteria=["gacv", "rangacv"]), 200, book)
+    assert est.solver == SOFT and est.base == pytest.approx(105 * 0.01) and est.step == 0.0
+    assert sweep_estimate(spec(criteria=["rangacv", "ckl"]), 200, book).base == \
+        pytest.approx(105 * 0.005)
+    cv = sweep_estimate(spec(criteria=["gacv", "cv_deviance"], cv_folds=10), 200, book)
+    assert cv.cv == pytest.approx(105 * 0.02 * 10 / 5)          # rescaled from 5 folds to 10
+    assert cv.base == pytest.approx(105 * 0.01 + 105 * 0.04)
+    grown = sweep_estimate(spec(criteria=["gacv"], extend_grid=True), 200, book)
+    assert grown.step == pytest.approx(4 * 7 * 0.01)     # four steps of 2 below −20, seven σ
+    # at 400 points: the one measured size scaled by DEFAULT_POWER
+    assert sweep_estimate(spec(criteria=["gacv"]), 400, book).base == \
+        pytest.approx(105 * 0.01 * 2.0 ** DEFAULT_POWER)
+    assert sweep_estimate(spec(criteria=["gacv"]), 200, RateBook()) is None
+
+
 def test_build_rates_are_read_scaled_by_this_machines_speed_per_solver(monkeypatch):
     """The build machine's rates are read scaled, per solver, by this machine's seconds on the
     solver's reference problem over the build machine's (stored with the rates). A solver whose
@@ -131,7 +167,7 @@ def test_build_rates_are_read_scaled_by_this_machines_speed_per_solver(monkeypat
     monkeypatch.setattr(T, "_SPEED", {})
     raw = RateBook.baseline(calibrate=False)
     calibration = RateBook.baseline().calibration
-    assert set(calibration) == {"path", "libsvm", "cvxopt"}
+    assert set(calibration) == {"path", "libsvm", "cvxopt", "newton"}
     here = {"path": 2.0 * calibration["path"], "libsvm": 0.5 * calibration["libsvm"]}
 
     def timed_here(solver, repeats=2):
