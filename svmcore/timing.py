@@ -94,6 +94,7 @@ def reference_seconds(solver: str, repeats: int = 2) -> float:
     import time
 
     from .datasets.simulations import make_wahba2d
+    from .families.soft import newton
     from .families.svm.solvers.libsvm import solve_libsvm
     from .families.svm.solvers.path import solve_path
     from .families.svm.solvers.qp import solve_cvxopt
@@ -110,10 +111,7 @@ def reference_seconds(solver: str, repeats: int = 2) -> float:
             if solver == "path":
                 solve_path(K, data.y, upper, lams)
             elif solver == SOFT:
-                from .families.soft.newton import KernelBasis
-                from .families.soft.newton import solve_path as newton_path
-                from .families.soft.newton import to01
-                newton_path(KernelBasis.from_gram(K), to01(data.y), lams)
+                newton.solve_path(newton.KernelBasis.from_gram(K), newton.to01(data.y), lams)
             else:
                 fit = solve_libsvm if solver == "libsvm" else solve_cvxopt
                 for lam in lams:
