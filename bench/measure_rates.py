@@ -47,12 +47,14 @@ from svmcore.families.svm.solvers.path import compile_event_loop
 from svmcore.grid import run_grid
 from svmcore.safeio import write_text
 from svmcore.spec import DataSpec, make_spec
-from svmcore.timing import COLUMN_SOLVERS, SOFT, RateBook, workload
+from svmcore.timing import COLUMN_SOLVERS, SOFT, RateBook
 
 OUT = Path(__file__).resolve().parents[1] / "svmcore" / "data" / "rates.json"
+#: the SVM's workloads, keyed as ``svmcore.timing.workload`` names their criteria
 WORKLOADS = {"insample": ["gacv", "xa", "brxa", "sure", "gckl", "misclass", "brmisclass", "obs"],
              "cv5": ["gacv", "cv"], "loo": ["gacv", "loo"]}
-#: the soft family's workloads: its default criteria on a simulation, and with CV deviance
+#: the soft family's workloads: its default criteria on a simulation, without exact GACV, and with
+#: CV deviance
 SOFT_DEFAULTS = ["obs", "gacv", "rangacv", "ckl"]
 SOFT_WORKLOADS = {"insample": SOFT_DEFAULTS, "no_traces": ["rangacv", "ckl"],
                   "cv5": SOFT_DEFAULTS + ["cv_deviance"]}
@@ -74,26 +76,21 @@ def timed(solver, crit, n, lam, sig):
     return time.perf_counter() - t0, res, spec
 
 
-def measure(book, solver, crit, n, work=None) -> float:
-    """Record one solver × workload × n; returns the seconds it took (``work``: the workload's
-    key, when it is not ``workload(crit)``)."""
-    if solver == SOFT:
-        sec, res, _ = timed(solver, crit, n, *PATH_GRID)
-        book.add(solver, work, n, len(res.table), sec)
-        print(f"{solver:7s} {work:9s} n={n:5d}: {sec:7.2f} s, {sec / len(res.table):.4f} s/point",
-              flush=True)
-        return sec
-    if solver in COLUMN_SOLVERS:
+def measure(book, solver, crit, n, work) -> float:
+    """Record one solver × workload × n under the workload's key ``work``; returns the seconds it
+    took. The path and the soft family run the whole grid once (per σ column and per grid point)."""
+    if solver in COLUMN_SOLVERS or solver == SOFT:
         sec, res, spec = timed(solver, crit, n, *PATH_GRID)
-        cols = spec.grid.log2_sigma.count
-        book.add(solver, workload(crit), n, cols, sec, per="column")
-        print(f"{solver:7s} {workload(crit):9s} n={n:5d}: {sec:7.2f} s, {sec / cols:.4f} s/column", flush=True)
+        per, units = (("point", len(res.table)) if solver == SOFT
+                      else ("column", spec.grid.log2_sigma.count))
+        book.add(solver, work, n, units, sec, per=per)
+        print(f"{solver:7s} {work:9s} n={n:5d}: {sec:7.2f} s, {sec / units:.4f} s/{per}", flush=True)
         return sec
     total = 0.0
     for l2 in POINT_LAMBDAS:
         sec, res, _ = timed(solver, crit, n, f"{l2}:{l2}:1", POINT_SIGMA)
-        book.add(solver, workload(crit), n, len(res.table), sec, log2_nlambda=l2)
-        print(f"{solver:7s} {workload(crit):9s} n={n:5d} log2nλ={l2:4d}: {sec / len(res.table):.4f} s/point",
+        book.add(solver, work, n, len(res.table), sec, log2_nlambda=l2)
+        print(f"{solver:7s} {work:9s} n={n:5d} log2nλ={l2:4d}: {sec / len(res.table):.4f} s/point",
               flush=True)
         total += sec
     return total
