@@ -43,7 +43,12 @@ def cluster(tmp_path):
     addr = json.loads(sfile.read_text())["address"]
     with distributed.Client(addr, timeout="20s") as c:
         c.wait_for_workers(2, timeout=30)
-        c.run(importlib.import_module, "svmcore.study")  # imports are not part of the stall time
+        c.run(importlib.import_module, "svmcore.study")
+    # a first study on both workers: their first tasks' imports and set-up (2 s on an idle
+    # machine, over the 10 s stall time on a clean clone's CI run) are not part of the stall time
+    warm = make_spec("svm", data={"source": "simulation", "name": "wahba2d", "n": 20, "seed": 1},
+                     log2_nlambda="-2:0:2", log2_sigma="-1:0:1", criteria=["gacv"])
+    run_study(warm, 2, (STANDARD,), scheduler=addr, stall_seconds=300)
     yield addr, procs
     for p in procs:
         if p.poll() is None:
