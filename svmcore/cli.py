@@ -21,7 +21,7 @@ from .kernels import KERNELS
 from .params import ListOf, Options, Param, add_arguments
 from .spec import DATA_PARAMS, GRID_PARAMS, run_params, spec_params
 from .safeio import check_output, write_csv, write_text
-from .timing import confirm_long_work, estimate_seconds
+from .timing import confirm_long_work, wall_seconds
 
 #: modules that add whole subcommands (``add_subcommand(subparsers)`` and ``run(args)``)
 SUBCOMMAND_MODULES: tuple[str, ...] = (
@@ -112,13 +112,13 @@ def cmd_sweep(args) -> int:
     spec = spec_from_args(args)
     check_output(args.out, inputs=[spec.data.path])
     train, test = _step("loading the data", load_data, spec.data)
-    confirm_long_work(estimate_seconds(spec, train.n, first_use=True), args.yes)
+    jobs = clamp_jobs(args.jobs, spec.grid.log2_sigma.count) if args.jobs else 0
+    confirm_long_work(wall_seconds(spec, train.n, jobs), args.yes)
 
     def progress(done, total):
         if not args.quiet:
             print(f"\rσ columns {done}/{total}", end="" if done < total else "\n", file=sys.stderr)
 
-    jobs = clamp_jobs(args.jobs, spec.grid.log2_sigma.count) if args.jobs else 0
     res = _step("the sweep", run_grid, spec, train, test, progress=progress, n_jobs=jobs)
     _step("writing the table", write_csv, args.out, res.table)
     for note in res.notes:

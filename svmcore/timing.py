@@ -371,9 +371,9 @@ def soft_workload(criteria: Sequence[str]) -> str:
     return "insample" if not criteria or "gacv" in criteria else "no_traces"
 
 
-def on_workers(seconds: float | None, n_columns: int) -> tuple[float | None, int]:
+def on_workers(seconds: float | None, n_columns: int, n_jobs: int = 0) -> tuple[float | None, int]:
     """Wall seconds of a sweep estimated at ``seconds`` in one process, run as ``run_grid`` runs it
-    by default, and the processes it runs on.
+    with ``n_jobs`` (0: its default), and the processes it runs on.
 
     ``grid.auto_jobs`` starts workers from ``grid.PARALLEL_FROM_SECONDS`` on, one per σ column up to
     the cores; each then runs ceil(columns / workers) columns. Starting them is not counted here
@@ -381,10 +381,11 @@ def on_workers(seconds: float | None, n_columns: int) -> tuple[float | None, int
     n = 1000 paper grid took 2.33 s against 5.41 s estimated in one process; this gives 2.91 s.)
     """
     from .grid import auto_jobs
+    from .spec import clamp_jobs
 
     if seconds is None:
         return None, 1
-    workers = auto_jobs(0, n_columns, estimate=seconds)
+    workers = clamp_jobs(n_jobs, n_columns) if n_jobs else auto_jobs(0, n_columns, estimate=seconds)
     return seconds * math.ceil(n_columns / workers) / n_columns, workers
 
 
@@ -425,14 +426,25 @@ def first_use_seconds(solver: str, n: int) -> float:
     return LOOP_COMPILE_SECONDS if n >= COMPILED_FROM_N and not event_loop_compiled() else 0.0
 
 
-def estimate_seconds(spec, n: int, first_use: bool = False) -> float | None:
-    """Estimated seconds of the sweep ``spec`` on ``n`` training rows (``sweep_estimate``'s
-    ``total``; with ``first_use``, plus ``first_use_seconds``, as the user waits for it); None
-    when it cannot be estimated."""
+def estimate_seconds(spec, n: int) -> float | None:
+    """Estimated seconds of the sweep ``spec`` on ``n`` training rows in one process
+    (``sweep_estimate``'s ``total``); None when it cannot be estimated."""
+    est = sweep_estimate(spec, n)
+    return None if est is None else est.total
+
+
+def wall_seconds(spec, n: int, n_jobs: int = 0) -> float | None:
+    """Seconds a user waits for ``run_grid(spec, ..., n_jobs=n_jobs)`` on ``n`` training rows: the
+    one-process estimate (``sweep_estimate``) shared among the workers it runs on
+    (``on_workers``), plus starting them (``worker_start``) and a first compile
+    (``first_use_seconds``), as the app's estimate counts them; None when it cannot be estimated.
+    (AMD EPYC, 2 cores: the soft family's default grid at n = 5000 was announced at 42 minutes,
+    one process's time, and ran on two workers in about half.)"""
     est = sweep_estimate(spec, n)
     if est is None:
         return None
-    return est.total + (first_use_seconds(est.solver, n) if first_use else 0.0)
+    wall, workers = on_workers(est.total, spec.grid.log2_sigma.count, n_jobs)
+    return wall + worker_start(workers) + first_use_seconds(est.solver, n)
 
 
 def confirm_long_work(seconds: float | None, yes: bool, stdin=None, stderr=None) -> None:

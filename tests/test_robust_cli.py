@@ -154,6 +154,33 @@ def test_csv_over_the_row_cap_names_the_sweeps_cap(tmp_path, capsys):
     assert code == 2 and "MAX_ROWS" in msg and "10500" in msg and "10000" in msg and "criteria" not in msg
 
 
+@pytest.mark.parametrize("jobs", [[], ["--jobs", "1"], ["--jobs", "2"]])
+def test_the_sweeps_note_gives_the_wall_time_of_the_processes_it_runs_on(tmp_path, capsys,
+                                                                          monkeypatch, jobs):
+    """The sweep asks ``timing.wall_seconds`` with its ``--jobs`` (0 when not given), which
+    shares the one-process estimate among the workers; checked before any work."""
+    from svmcore import timing
+
+    monkeypatch.setattr("os.cpu_count", lambda: 2)
+    seen = []
+
+    def stop(seconds, yes, stdin=None, stderr=None):
+        seen.append(seconds)
+        raise SVMCoreError("stopped here")
+
+    monkeypatch.setattr("svmcore.cli.confirm_long_work", stop)
+    argv = ["sweep", "--model", "logistic", "--dataset", "wahba2d", "--n", "3000",
+            "--log2-nlambda=-20:5:1", "--log2-sigma=-3:3:0.5", "--out", tmp_path / "o.csv", *jobs]
+    code, _, err = run(capsys, *argv)
+    assert code == 2 and "stopped here" in one_error(err) and not (tmp_path / "o.csv").exists()
+    spec = make_spec("logistic", data={"source": "simulation", "name": "wahba2d", "n": 3000},
+                     log2_nlambda="-20:5:1", log2_sigma="-3:3:0.5")
+    n_jobs = int(jobs[1]) if jobs else 0
+    assert seen == [pytest.approx(timing.wall_seconds(spec, 3000, n_jobs))]
+    one = estimate_seconds(spec, 3000)
+    assert seen[0] == pytest.approx(one) if n_jobs == 1 else seen[0] < 0.6 * one
+
+
 def test_one_row_class_with_test_fraction(tmp_path, capsys):
     data = _csv(tmp_path / "one.csv", classes=["a"] + ["b"] * 39)
     code, _, err = run(capsys, "sweep", "--data", data, "--label", "label", "--test-fraction", "0.3",

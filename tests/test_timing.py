@@ -265,14 +265,35 @@ def test_a_sweep_on_workers_is_priced_by_the_columns_each_worker_runs(monkeypatc
     assert workers == 2 and wall == pytest.approx(7.0)
 
 
+def test_the_clis_wall_estimate_is_each_workers_share_plus_their_start(monkeypatch):
+    """``wall_seconds`` (the CLI's note before long work): the one-process estimate with
+    ``n_jobs`` = 1; with workers (``--jobs`` 2, or the default once over the bar) ceil(columns /
+    workers) columns' worth plus ``WORKER_START_SECONDS`` when none are running; 13 columns on
+    2 workers are 7 columns' worth. The n = 5000 soft default grid was announced at one
+    process's time (about 42 minutes) and ran in about half on two workers."""
+    from svmcore.spec import make_spec
+    from svmcore.timing import WORKER_START_SECONDS, estimate_seconds, wall_seconds
+
+    monkeypatch.setattr("os.cpu_count", lambda: 2)
+    monkeypatch.setattr("svmcore.grid.workers_running", lambda: False)
+    spec = make_spec("logistic", data={"source": "simulation", "name": "wahba2d", "n": 5000},
+                     log2_nlambda="-20:5:1", log2_sigma="-3:3:0.5")
+    one = estimate_seconds(spec, 5000)
+    assert one > 600
+    assert wall_seconds(spec, 5000, n_jobs=1) == pytest.approx(one)
+    for jobs in (0, 2):
+        assert wall_seconds(spec, 5000, n_jobs=jobs) == pytest.approx(one * 7 / 13 + WORKER_START_SECONDS)
+
+
 def test_compiling_the_loop_is_priced_for_the_path_from_its_n_until_compiled(monkeypatch):
     """``first_use_seconds``: ``LOOP_COMPILE_SECONDS`` for the path at ``COMPILED_FROM_N`` points
     or more while numba has not compiled its loop (``path.event_loop_compiled``); 0 below that n,
-    for the pointwise solvers, and once compiled. ``estimate_seconds`` adds it only when asked
-    (the CLI's question before long work), not for choosing the workers (``grid.auto_jobs``)."""
+    for the pointwise solvers, and once compiled. ``wall_seconds`` adds it (the CLI's question
+    before long work); ``estimate_seconds``, which chooses the workers (``grid.auto_jobs``), not."""
     from svmcore.families.svm.solvers.path import COMPILED_FROM_N
     from svmcore.spec import DataSpec, make_spec
-    from svmcore.timing import LOOP_COMPILE_SECONDS, estimate_seconds, first_use_seconds
+    from svmcore.timing import (LOOP_COMPILE_SECONDS, estimate_seconds, first_use_seconds,
+                                wall_seconds)
 
     spec = make_spec("svm", data=DataSpec(source="simulation", name="wahba2d"),
                      log2_nlambda="-25:0:1", log2_sigma="-3:3:0.5", solver="path", extend_grid=False)
@@ -284,5 +305,5 @@ def test_compiling_the_loop_is_priced_for_the_path_from_its_n_until_compiled(mon
         assert first_use_seconds("path", COMPILED_FROM_N - 1) == 0.0
         assert first_use_seconds("libsvm", 10 * COMPILED_FROM_N) == 0.0
         plain = estimate_seconds(spec, COMPILED_FROM_N)
-        assert estimate_seconds(spec, COMPILED_FROM_N, first_use=True) == pytest.approx(plain + added)
+        assert wall_seconds(spec, COMPILED_FROM_N, n_jobs=1) == pytest.approx(plain + added)
     assert 30.0 <= LOOP_COMPILE_SECONDS <= 120.0      # measured 44.6–50.9 s on 2 cores (its comment)
