@@ -661,3 +661,45 @@ def test_row_and_payload_carry_a_note_added_by_the_criteria(monkeypatch):
     assert (t["note"] == "").all()            # no exact traces: G never factored, no ridge
     out = soft_cli.fit_payload(make_spec("logistic"), d, -4.0, 0.0)
     assert out["note"] == "Newton matrix regularized (W underflow)"
+
+
+def _blas_threads() -> set[int]:
+    from threadpoolctl import threadpool_info
+
+    return {int(i["num_threads"]) for i in threadpool_info() if i["user_api"] == "blas"}
+
+
+def test_newton_fits_and_their_criteria_run_on_one_blas_thread(monkeypatch):
+    """``newton.one_blas_thread``: the Newton fits (a column of the sweep, ``solve_path``,
+    ``fit_logistic``) and the criteria at their solutions run on one BLAS thread whatever the
+    caller's setting (two threads cost 1.2–3× the time on two cores: its docstring); the
+    caller's setting is back afterwards. The column's answers equal a one-thread run's."""
+    from threadpoolctl import threadpool_limits
+
+    from svmcore.grid import run_grid
+
+    seen = []
+    real = newton.newton_logistic
+
+    def spy(*a, **k):
+        seen.append(_blas_threads())
+        return real(*a, **k)
+
+    monkeypatch.setattr(newton, "newton_logistic", spy)
+    monkeypatch.setattr("svmcore.families.soft.family.newton_logistic", spy)
+    d, K, y01 = _problem(n=60)
+    spec = make_spec("logistic", data={"source": "simulation", "name": "wahba2d", "n": 60},
+                     log2_nlambda="-6:0:2", log2_sigma="0:0:1", criteria=["gacv", "rangacv"])
+    with threadpool_limits(1, user_api="blas"):
+        one = run_grid(spec, d, n_jobs=1).table
+    with threadpool_limits(2, user_api="blas"):
+        if _blas_threads() != {2}:
+            pytest.skip("BLAS cannot be set to two threads here")
+        seen.clear()
+        two = run_grid(spec, d, n_jobs=1).table
+        solve_path(KernelBasis.from_gram(K), y01, [0.1, 0.01])
+        fit_logistic(d.X, d.y, 0.01, 1.0)
+        assert _blas_threads() == {2}
+    assert len(seen) == 4 + 2 + 1 and all(s == {1} for s in seen), seen
+    for col in ("gacv", "rangacv"):
+        np.testing.assert_allclose(two[col], one[col], rtol=1e-12)

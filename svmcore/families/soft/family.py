@@ -28,7 +28,8 @@ from ..base import Criterion, ModelFamily, Output
 from ..common import CV_FOLDS, CV_SEED
 from .criteria import (HOLDOUT_COLUMNS, IN_SAMPLE, TARGETS, cv_deviance_values, deviance, draw_deltas,
                        in_sample_criteria, kfold_decision_values)
-from .newton import KernelBasis, LogisticSolution, iter_path, newton_logistic, to01
+from .newton import (KernelBasis, LogisticSolution, iter_path, newton_logistic,
+                     one_blas_thread, to01)
 
 #: most training rows of a soft classification sweep: its cost per σ column is an n×n
 #: eigendecomposition and O(n³) Newton steps (n = 2000: 17 s for the σ = 2^-3 column), so it keeps
@@ -151,12 +152,14 @@ class LogisticFamily(ModelFamily):
             path = iter_path(basis, y01, col.lambdas, presolve=deltas)    # ranGACV's Hδ
         except Exception as exc:  # e.g. the eigensolver failed: every row reports it
             path = ((k, exc) for k in range(len(col.lambdas)))
-        for k, sol in path:       # one solution alive at a time (its factor is (r+1)²)
-            rows[k] = self._row(col, k, sol, y01, insample, deltas, K_test)
-        if "cv_deviance" in spec.criteria:
-            F = kfold_decision_values(col.K, data.y, list(col.lambdas), spec.cv_folds, spec.cv_seed)
-            for row, v in zip(rows, cv_deviance_values(F, data.y), strict=True):
-                row["cv_deviance"] = float(v)
+        with one_blas_thread():
+            for k, sol in path:       # one solution alive at a time (its factor is (r+1)²)
+                rows[k] = self._row(col, k, sol, y01, insample, deltas, K_test)
+            if "cv_deviance" in spec.criteria:
+                F = kfold_decision_values(col.K, data.y, list(col.lambdas), spec.cv_folds,
+                                          spec.cv_seed)
+                for row, v in zip(rows, cv_deviance_values(F, data.y), strict=True):
+                    row["cv_deviance"] = float(v)
         for row in rows:
             row["seconds"] = (time.perf_counter() - t0) / len(rows)
         return rows
@@ -192,7 +195,8 @@ def fit_logistic(X, y, lam: float, sigma: float, kernel: str = "gaussian") -> Lo
     """Fit at one λ and σ; ``y`` is ±1 (class A = +1)."""
     X = np.asarray(X, float)
     basis = KernelBasis.from_gram(Kernel(kernel, sigma=sigma).gram(X))
-    sol = newton_logistic(basis, to01(y), lam)
+    with one_blas_thread():
+        sol = newton_logistic(basis, to01(y), lam)
     return LogisticFit(X, float(sigma), float(lam), sol.b, sol.c, sol, kernel)
 
 

@@ -122,6 +122,27 @@ STEP_RTOL = 1e-8
 PREDICT_RTOL = 1e-6
 
 
+_BLAS = None
+
+
+def one_blas_thread():
+    """A context in which BLAS runs on one thread, for the Newton fits and the criteria at their
+    solutions: their products, triangular solves and factorizations are of n ≤ a few thousand,
+    where OpenBLAS's threads cost more than they bring (AMD EPYC, 2 cores, the machine's default
+    of two threads against one: an n = 800, σ = 2^-2 column of the family's default criteria
+    5.8–6.3 s against 1.9–2.0 s, an n = 2000 one 23.7–24.0 s against 18.5–20.1 s, the timing
+    reference 0.11–0.16 s against 0.05 s; ``bench/scale_history.md``, thirty-first session).
+    The eigendecomposition behind ``KernelBasis`` is left to the machine's threads (n = 2000:
+    0.8 s against 1.2 s on one). Worker processes run one thread anyway (joblib's loky); this is
+    for fits in the calling process (small sweeps, ``--jobs 1``, single fits, the estimators)."""
+    global _BLAS
+    from threadpoolctl import ThreadpoolController
+
+    if _BLAS is None:               # finds numpy's and scipy's BLAS, both loaded by this module
+        _BLAS = ThreadpoolController()
+    return _BLAS.limit(limits=1, user_api="blas")
+
+
 def softplus(f: np.ndarray) -> np.ndarray:
     """log(1 + e^f) without overflow."""
     return np.logaddexp(0.0, f)
@@ -698,8 +719,9 @@ def iter_path(basis: KernelBasis, y01: np.ndarray, lams: Sequence[float], **kw):
 def solve_path(basis: KernelBasis, y01: np.ndarray, lams: Sequence[float], **kw) -> list:
     """All solutions of ``iter_path`` as a list in the order of ``lams``."""
     out: list = [None] * len(lams)
-    for k, sol in iter_path(basis, y01, lams, **kw):
-        out[k] = sol
+    with one_blas_thread():
+        for k, sol in iter_path(basis, y01, lams, **kw):
+            out[k] = sol
     return out
 
 
