@@ -279,7 +279,7 @@ def test_the_clis_wall_estimate_is_each_workers_share_plus_their_start(monkeypat
     spec = make_spec("logistic", data={"source": "simulation", "name": "wahba2d", "n": 5000},
                      log2_nlambda="-20:5:1", log2_sigma="-3:3:0.5")
     one = estimate_seconds(spec, 5000)
-    assert one > 600
+    assert one > 60          # over the workers' bar on any machine
     assert wall_seconds(spec, 5000, n_jobs=1) == pytest.approx(one)
     for jobs in (0, 2):
         assert wall_seconds(spec, 5000, n_jobs=jobs) == pytest.approx(one * 7 / 13 + WORKER_START_SECONDS)
