@@ -202,6 +202,33 @@ def test_full_rank_pivoted_basis_without_exact_traces_matches_the_eigenbasis(mon
     _same_fits_along_lambda(ref, piv, d, K, y01, 0.2, (-14.0, -6.0, 0.0, 4.0))
 
 
+def test_a_pivoted_basis_multiplies_through_its_triangle():
+    """A "pivoted" basis keeps only its triangle (``tri``; ``dense`` None) and multiplies by it
+    (``design``, ``phi``: BLAS's dtrmv / dtrmm): X z, X'u, Φ x and Φ'u for one and for seven
+    columns equal the products with X formed densely (Φ[p] = L, built here from ``dpstrf`` by
+    hand), to rounding; the kernel coefficients solve K c = Φθ."""
+    from scipy.linalg.lapack import dpstrf
+
+    n = 120
+    d, K, y01 = _problem("wahba2d", n, 8, 0.2)
+    piv = KernelBasis.from_gram(K, exact_traces=False)
+    assert piv.kind == "pivoted" and piv.dense is None and piv.rank == n and piv.n == n
+    C, p1, rank, _ = dpstrf(K, lower=1, tol=np.finfo(float).eps * K.diagonal().max())
+    assert rank == n
+    X = np.ones((n, n + 1))
+    X[p1 - 1, 1:] = np.tril(C)
+    np.testing.assert_array_equal(piv.X, X)
+    rng = np.random.default_rng(0)
+    for shape in ((n + 1,), (n + 1, 7)):
+        z, u = rng.normal(size=shape), rng.normal(size=(n,) + shape[1:])
+        scale = np.abs(X).max() * (np.abs(z).sum(axis=0) + np.abs(u).sum(axis=0)).max()
+        for got, want in ((piv.design @ z, X @ z), (piv.design.T @ u, X.T @ u),
+                          (piv.phi @ z[1:], X[:, 1:] @ z[1:]), (piv.phi.T @ u, X[:, 1:].T @ u)):
+            assert got.shape == want.shape and np.abs(got - want).max() <= 1e-14 * scale
+    theta = rng.normal(size=n)
+    np.testing.assert_allclose(K @ piv.coefficients(theta), X[:, 1:] @ theta, atol=1e-12)
+
+
 def test_the_family_asks_for_an_eigenbasis_only_with_exact_gacv(monkeypatch):
     """The sweep's column builds a pivoted basis for a full-rank Gram matrix when GACV is not among
     the criteria, an eigenbasis when it is; ranGACV agrees between the two runs."""

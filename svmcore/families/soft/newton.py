@@ -28,7 +28,10 @@ cheap). A Gram matrix of low numerical rank is not eigendecomposed whole: a pivo
 factor K = Φ_c Φ_c' (r' columns, stopped at ε max K_ii) is rotated by the eigenvectors of the
 r' × r' matrix Φ_c'Φ_c, which are those of K in its range (``KernelBasis.from_gram``; n = 2000,
 σ = 2: 0.035 s instead of 0.69 s). A Gram matrix of full numerical rank, when no exact traces
-are needed, keeps its pivoted Cholesky factor itself as Φ (nothing to drop, Φ'Φ not diagonal).
+are needed, keeps its pivoted Cholesky factor itself as Φ (nothing to drop, Φ'Φ not diagonal),
+and multiplies by it as the triangle it is (``TriangularDesign``: half the memory traffic of a
+dense product; n = 2000, ranGACV and CKL, the σ = 2^-3 and 2^-2.5 columns 0.82 of the time, the
+grid on two workers 29.0 s against 31.9 s, ranGACV equal to 3e-13 relative).
 The same Cholesky factor of G gives the influence matrix at the solution,
 
     H = ∂f/∂y = X G^{-1} X',
@@ -103,7 +106,7 @@ from typing import Sequence
 
 import numpy as np
 from scipy.linalg import LinAlgError, cho_solve, cholesky, eigh, solve_triangular
-from scipy.linalg.blas import dsyrk, dtrsv
+from scipy.linalg.blas import dsyrk, dtrmm, dtrmv, dtrsv
 from scipy.linalg.lapack import dpstrf
 from scipy.special import expit
 
@@ -169,7 +172,8 @@ class KernelBasis:
     Attributes
     ----------
     evals : (r,) kept eigenvalues (> n ε λ_max); None for a "pivoted" basis.
-    X : (n, r + 1) design [1, Φ].
+    dense : (n, r + 1) design X = [1, Φ]; None for a "pivoted" basis, whose ``X`` is formed
+        from ``tri`` only if asked for (its fits multiply through ``design``).
     XtX : (r + 1, r + 1) X'X, used by tr H and the kernel coefficients; its Φ'Φ block is diag(Λ)
         for an "eigen" basis (orthonormal U to rounding), the product as computed for a "rotated"
         one; None for a "pivoted" one.
@@ -178,14 +182,17 @@ class KernelBasis:
         the caller needs no exact traces, ``from_gram``).
     pivots : for "pivoted", the permutation p with K[p][:, p] = L L' and Φ[p] = L.
     gram : for "pivoted", K itself (= ΦΦ' to rounding, nothing dropped): the Woodbury form's ΦΦ'.
+    tri : for "pivoted", the n × n Fortran-ordered array whose lower triangle is L (LAPACK's
+        ``dpstrf`` output): products with X and Φ by BLAS's triangular kernels (``design``).
     """
 
     evals: np.ndarray | None
-    X: np.ndarray
+    dense: np.ndarray | None
     XtX: np.ndarray | None
     kind: str = "eigen"
     pivots: np.ndarray | None = None
     gram: np.ndarray | None = field(default=None, repr=False)
+    tri: np.ndarray | None = field(default=None, repr=False)
 
     @classmethod
     def from_gram(cls, K: np.ndarray, exact_traces: bool = True) -> "KernelBasis":
@@ -200,7 +207,9 @@ class KernelBasis:
         Φ'Φ is not diagonal, so the exact traces of GACV cost n r² more per λ (``traces``)."""
         K = np.asarray(K, float)
         n = K.shape[0]
-        kind, evals, Phi, piv = _pivoted_cholesky_basis(K, exact_traces)
+        kind, evals, Phi, piv, tri = _pivoted_cholesky_basis(K, exact_traces)
+        if kind == "pivoted":           # X formed only if asked for (``X``)
+            return cls(None, None, None, kind, piv, K, tri)
         if kind == "eigen":
             evals, U = eigh(K, check_finite=False)
             keep = _kept(evals, n)
@@ -210,12 +219,33 @@ class KernelBasis:
         X[:, 1:] = Phi
         if kind == "rotated":
             XtX = X.T @ X
-        elif kind == "eigen":  # the arrow [[n, 1'Φ], [Φ'1, Λ]]: no n r² product
+        else:                  # "eigen": the arrow [[n, 1'Φ], [Φ'1, Λ]], no n r² product
             XtX = np.diag(np.r_[float(n), evals])
             XtX[0, 1:] = XtX[1:, 0] = Phi.sum(axis=0)
-        else:
-            XtX = None
-        return cls(evals, X, XtX, kind, piv, K if kind == "pivoted" else None)
+        return cls(evals, X, XtX, kind)
+
+    @cached_property
+    def X(self) -> np.ndarray:
+        """The design [1, Φ] as an (n, r + 1) array; for a "pivoted" basis formed on first use
+        from its triangle (Φ[p] = L): its fits multiply through ``design`` and never ask for it,
+        so it holds one n × n array (L) instead of two."""
+        if self.dense is not None:
+            return self.dense
+        X = np.empty((self.n, self.n + 1))
+        X[:, 0] = 1.0
+        X[self.pivots, 1:] = np.tril(self.tri)
+        return X
+
+    @cached_property
+    def design(self):
+        """X for products X z and X'u: X itself, or for a "pivoted" basis an operator that
+        multiplies by its triangle (``TriangularDesign``)."""
+        return self.X if self.tri is None else TriangularDesign(self.tri, self.pivots, True)
+
+    @cached_property
+    def phi(self):
+        """Φ for products Φ x and Φ'u, as ``design`` gives X."""
+        return self.X[:, 1:] if self.tri is None else TriangularDesign(self.tri, self.pivots, False)
 
     def coefficients(self, theta: np.ndarray) -> np.ndarray:
         """Kernel coefficients c with Kc = Φθ: c = Φ(Φ'Φ)^{-1}θ, i.e. U_r Λ_r^{-1/2}θ for an
@@ -225,7 +255,7 @@ class KernelBasis:
             return self.X[:, 1:] @ (theta / self.evals)
         if self.kind == "pivoted":        # Φ'c = L'c[p] = θ, L = Φ[p] lower triangular
             c = np.empty_like(theta)
-            c[self.pivots] = solve_triangular(self.X[self.pivots, 1:], theta, trans="T", lower=True,
+            c[self.pivots] = solve_triangular(self.tri, theta, trans="T", lower=True,
                                               check_finite=False)
             return c
         scale, chol = self._phi_gram_factor
@@ -249,11 +279,52 @@ class KernelBasis:
 
     @property
     def n(self) -> int:
-        return self.X.shape[0]
+        return (self.tri if self.dense is None else self.dense).shape[0]
 
     @property
     def rank(self) -> int:
-        return self.X.shape[1] - 1
+        return self.n if self.dense is None else self.dense.shape[1] - 1
+
+
+class TriangularDesign:
+    """X = [1, Φ] (``intercept``) or Φ of a "pivoted" basis, whose Φ is a row permutation of a
+    lower-triangular L (Φ[p] = L), as an operator: ``X @ z`` and ``X.T @ u`` multiply by L with
+    BLAS's triangular kernels (``dtrmv``, ``dtrmm``), which read only the triangle. n = 2000, one
+    thread: 0.70 ms against 1.59 ms for a vector, 2.8 ms against 7.7 ms for seven columns."""
+
+    def __init__(self, L: np.ndarray, p: np.ndarray, intercept: bool, transposed: bool = False):
+        self.L, self.p, self.intercept, self.transposed = L, p, intercept, transposed
+
+    @property
+    def T(self) -> "TriangularDesign":
+        return TriangularDesign(self.L, self.p, self.intercept, not self.transposed)
+
+    def __matmul__(self, v: np.ndarray) -> np.ndarray:
+        return self._tmul(v) if self.transposed else self._mul(v)
+
+    def _mul(self, z):
+        """X z: out[p] = L z_θ (+ b)."""
+        body = z[1:] if self.intercept else z
+        out = np.empty(body.shape)
+        out[self.p] = _triangular_product(self.L, body, trans=False)
+        if self.intercept:
+            out += z[0]
+        return out
+
+    def _tmul(self, u):
+        """X'u = [1'u; L'u[p]]."""
+        up = u[self.p]
+        body = _triangular_product(self.L, up, trans=True)
+        if not self.intercept:
+            return body
+        return np.concatenate((up.sum(axis=0, keepdims=True), body))
+
+
+def _triangular_product(L: np.ndarray, v: np.ndarray, trans: bool) -> np.ndarray:
+    """L v or L'v for L the lower triangle of the Fortran-ordered ``L`` (v: (n,) or (n, k))."""
+    if v.ndim == 1:
+        return dtrmv(L, v, lower=1, trans=int(trans))
+    return dtrmm(1.0, L, v, lower=1, trans_a=int(trans))
 
 
 @dataclass
@@ -313,7 +384,7 @@ class LogisticSolution:
     def apply_H(self, V: np.ndarray) -> np.ndarray:
         """H V = X G^{-1} X' V (H = ∂f/∂y; ranGACV paper, eq 10's f^{y+δ} − f^y for V = δ); for the
         ``presolve`` array given to ``newton_logistic``, from the solves done with its last step."""
-        X = self.basis.X
+        X = self.basis.design
         if self.presolved is not None and V is self.presolved[0]:
             return X @ self.presolved[1]
         return X @ self.solve(X.T @ V)
@@ -331,13 +402,14 @@ def _kept(evals: np.ndarray, n: int) -> np.ndarray:
 
 
 def _pivoted_cholesky_basis(K: np.ndarray, exact_traces: bool) -> tuple:
-    """(kind, evals, Φ, p) from a pivoted Cholesky factor of K (``KernelBasis.from_gram``):
-    "rotated" into its eigenbasis when its rank r' ≤ ``ROTATE_UP_TO`` · n, "pivoted" (Φ = the
-    factor, rows p = L) when r' = n and no exact traces are needed; else ("eigen", None, None,
-    None), and the caller eigendecomposes K (also when K is not finite or its diagonal not
+    """(kind, evals, Φ, p, L) from a pivoted Cholesky factor of K (``KernelBasis.from_gram``):
+    "rotated" into its eigenbasis when its rank r' ≤ ``ROTATE_UP_TO`` · n (Φ, no p or L);
+    "pivoted" when r' = n and no exact traces are needed (Φ[p] = L, returned as p and the
+    Fortran-ordered factor whose lower triangle is L); else ("eigen", None, None, None, None),
+    and the caller eigendecomposes K (also when K is not finite or its diagonal not
     positive)."""
     n = K.shape[0]
-    none = ("eigen", None, None, None)
+    none = ("eigen", None, None, None, None)
     top_diag = float(np.max(np.diag(K))) if n else 0.0
     if not (top_diag > 0 and np.isfinite(K).all()):
         return none
@@ -346,13 +418,13 @@ def _pivoted_cholesky_basis(K: np.ndarray, exact_traces: bool) -> tuple:
     if info < 0 or not (rotate or (rank == n and not exact_traces)):
         return none
     p = piv - 1
+    if not rotate:     # K[p][:, p] = L L', L = C's lower triangle (Fortran-ordered, r' = n)
+        return "pivoted", None, None, p, C
     Phi_c = np.empty((n, rank))
-    Phi_c[p] = np.tril(C[:, :rank])                  # K[p][:, p] = L L', L = C's first r' columns
-    if not rotate:
-        return "pivoted", None, Phi_c, p
+    Phi_c[p] = np.tril(C[:, :rank])                  # L = C's first r' columns
     evals, V = eigh(dsyrk(1.0, Phi_c, trans=1), lower=False, overwrite_a=True, check_finite=False)
     keep = _kept(evals, n)
-    return "rotated", evals[keep], Phi_c @ V[:, keep], None
+    return "rotated", evals[keep], Phi_c @ V[:, keep], None, None
 
 
 def penalty_weights(basis: KernelBasis, lam: float) -> np.ndarray:
@@ -453,7 +525,7 @@ class WoodburyFactor:
         # M is C-ordered: its transpose is the Fortran array LAPACK wants (no 8n² copy), and its
         # lower triangle is M's upper one; M = L L'
         self.L = cholesky(M.T, lower=True, overwrite_a=True, check_finite=False)
-        self.v = basis.X[:, 1:].T @ w
+        self.v = basis.phi.T @ w
         self.Ainv_v = self._Ainv(self.v)
         self.schur = float(np.sum(w) - self.v @ self.Ainv_v)
         if not self.schur > 1e-10 * float(np.sum(w)):
@@ -463,7 +535,7 @@ class WoodburyFactor:
 
     def _Ainv(self, x: np.ndarray) -> np.ndarray:
         """A^{-1} x, A = Φ'WΦ + cI (x: (r,) or (r, k))."""
-        Phi = self.basis.X[:, 1:]
+        Phi = self.basis.phi
         sw = self.sw if x.ndim == 1 else self.sw[:, None]
         u = _cho_solve((self.L, True), sw * (Phi @ x))
         return (x - Phi.T @ (sw * u)) / self.c
@@ -475,7 +547,7 @@ class WoodburyFactor:
         own Cholesky solve."""
         x = self._solve_once(rhs)
         for _ in range(refine):
-            r = rhs - _apply_G(self.basis.X, self.w, self.pen, x)
+            r = rhs - _apply_G(self.basis.design, self.w, self.pen, x)
             if np.all(np.abs(r).max(axis=0) <= rtol * np.abs(rhs).max(axis=0)):   # per column
                 break
             x = x + self._solve_once(r)
@@ -542,7 +614,7 @@ class LaggedFactor:
         z = self.base.precondition(r)
         d, rz = z, np.einsum("ij,ij->j", r, z)
         for _ in range(LAG_MAX_CG):
-            q = _apply_G(self.basis.X, self.w, self.pen, d)
+            q = _apply_G(self.basis.design, self.w, self.pen, d)
             step = np.where(live, rz / np.where(live, np.einsum("ij,ij->j", d, q), 1.0), 0.0)
             x += step * d
             r -= step * q
@@ -608,7 +680,7 @@ def newton_logistic(basis: KernelBasis, y01: np.ndarray, lam: float, z0: np.ndar
     LogisticSolution (``converged`` False when ``max_iter`` ran out or no step decreased J;
     ``factorizations`` counts the exact factors formed).
     """
-    X, n = basis.X, basis.n
+    X, n = basis.design, basis.n
     y01 = np.asarray(y01, float)
     pen = penalty_weights(basis, lam)
     z = _initial(basis, y01) if z0 is None else np.array(z0, float)
@@ -740,7 +812,7 @@ def tangents(sol: LogisticSolution, rtol: float = EXACT_RTOL) -> tuple[np.ndarra
     Two solves with the factor in hand (to a residual of ``rtol``), O(n r) besides: no
     factorization.
     """
-    X = sol.basis.X
+    X = sol.basis.design
     pen = penalty_weights(sol.basis, sol.lam)
 
     def aE(v):                                 # a E v: no penalty on b
@@ -770,7 +842,7 @@ def predictor(sol: LogisticSolution, lam_next: float, y01: np.ndarray | None = N
         return first
     second = first + 0.5 * d * d * z2
     if y01 is not None:
-        X = sol.basis.X
+        X = sol.basis.design
         if objective(X @ first, first[1:], y01, lam_next) < objective(X @ second, second[1:], y01,
                                                                        lam_next):
             return first
