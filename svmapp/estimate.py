@@ -55,7 +55,7 @@ def estimates(s: dict, upload_table=None, upload_error: str | None = None) -> di
     (``svmcore.timing.first_use_seconds``); ``one_process`` is the total in one process, without
     either. ``problem`` holds the validator's message when the
     settings are not valid."""
-    from svmcore.timing import first_use_seconds, on_workers, sweep_estimate, worker_start
+    from svmcore.timing import on_workers, sweep_estimate, waited_parts
 
     out = {"points": 0, "n": 0, "total": None, "most": None, "cv": None, "loo": None, "source": "",
            "problem": "", "workers": 1, "start": 0.0, "compile": 0.0, "one_process": None}
@@ -89,9 +89,7 @@ def estimates(s: dict, upload_table=None, upload_error: str | None = None) -> di
         share = _share(on_workers(every.total, cols)[0], every.total)
         out.update(cv=_times(every.cv, share), loo=_times(every.loo, share), source=_source(every.solver))
     if est is not None:
-        wall, workers = on_workers(est.total, cols)
-        start = worker_start(workers)
-        compile_ = first_use_seconds(est.solver, n)
+        wall, workers, start, compile_ = waited_parts(est, cols, n)
         most = _times(est.most, _share(wall, est.total))
         out.update(total=wall + start + compile_, most=None if most is None else most + start + compile_,
                    workers=workers, start=start, compile=compile_, one_process=est.total,

@@ -433,6 +433,15 @@ def estimate_seconds(spec, n: int) -> float | None:
     return None if est is None else est.total
 
 
+def waited_parts(est: Estimate, n_columns: int, n: int,
+                 n_jobs: int = 0) -> tuple[float, int, float, float]:
+    """What a user waits for the sweep estimated at ``est`` (one process) on ``n`` rows, run with
+    ``n_jobs`` (0: ``run_grid``'s default): (its share on the workers, ``on_workers``; the
+    processes; starting them, ``worker_start``; a first compile, ``first_use_seconds``)."""
+    wall, workers = on_workers(est.total, n_columns, n_jobs)
+    return wall, workers, worker_start(workers), first_use_seconds(est.solver, n)
+
+
 def wall_seconds(spec, n: int, n_jobs: int = 0) -> float | None:
     """Seconds a user waits for ``run_grid(spec, ..., n_jobs=n_jobs)`` on ``n`` training rows: the
     one-process estimate (``sweep_estimate``) shared among the workers it runs on
@@ -443,8 +452,8 @@ def wall_seconds(spec, n: int, n_jobs: int = 0) -> float | None:
     est = sweep_estimate(spec, n)
     if est is None:
         return None
-    wall, workers = on_workers(est.total, spec.grid.log2_sigma.count, n_jobs)
-    return wall + worker_start(workers) + first_use_seconds(est.solver, n)
+    wall, _, start, compile_ = waited_parts(est, spec.grid.log2_sigma.count, n, n_jobs)
+    return wall + start + compile_
 
 
 def confirm_long_work(seconds: float | None, yes: bool, stdin=None, stderr=None) -> None:

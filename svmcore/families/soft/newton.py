@@ -125,9 +125,6 @@ STEP_RTOL = 1e-8
 PREDICT_RTOL = 1e-6
 
 
-_BLAS = None
-
-
 def one_blas_thread():
     """A context in which BLAS runs on one thread, for the Newton fits and the criteria at their
     solutions: their products, triangular solves and factorizations are of n ≤ a few thousand,
@@ -137,13 +134,11 @@ def one_blas_thread():
     reference 0.11–0.16 s against 0.05 s; ``bench/scale_history.md``, thirty-first session).
     The eigendecomposition behind ``KernelBasis`` is left to the machine's threads (n = 2000:
     0.8 s against 1.2 s on one). Worker processes run one thread anyway (joblib's loky); this is
-    for fits in the calling process (small sweeps, ``--jobs 1``, single fits, the estimators)."""
-    global _BLAS
-    from threadpoolctl import ThreadpoolController
+    for fits in the calling process (small sweeps, ``--jobs 1``, single fits, the estimators),
+    limited as the path's solver limits its own (``threadpool_limits``)."""
+    from threadpoolctl import threadpool_limits
 
-    if _BLAS is None:               # finds numpy's and scipy's BLAS, both loaded by this module
-        _BLAS = ThreadpoolController()
-    return _BLAS.limit(limits=1, user_api="blas")
+    return threadpool_limits(limits=1, user_api="blas")
 
 
 def softplus(f: np.ndarray) -> np.ndarray:
