@@ -635,6 +635,27 @@ def test_compile_event_loop_crosses_events_in_the_loop(monkeypatch):
     assert sum(crossed) >= 20
 
 
+def test_the_loop_runs_from_its_n_and_not_in_the_machines_reference_problem(monkeypatch):
+    """Columns of ``COMPILED_FROM_N`` points cross their events in the compiled loop, one point
+    fewer in the numpy code alone; the path's reference problem (``timing.REFERENCE``, which the
+    app times in its own process to scale the rates) is below that n, so its timing never
+    includes the loop's load, nor does the app's default view (wahba2d's default n)."""
+    from svmcore.families.svm.solvers import _events
+    from svmcore.timing import REFERENCE
+
+    n0 = P.COMPILED_FROM_N
+    assert REFERENCE["path"][0] < n0 and make_wahba2d(seed=0).X.shape[0] < n0
+    crossed = []
+    real = _events.run_events
+    monkeypatch.setattr(_events, "run_events", lambda *a: _count(real, crossed, *a))
+    for n, in_loop in ((n0 - 1, False), (n0, True)):
+        crossed.clear()
+        K, y, upper, lams = _column(n, 0.0)
+        sols = P.solve_path(K, y, upper, lams[-6:])
+        assert (sum(crossed) >= 0.5 * sols[0].info["events"]) == in_loop
+        assert bool(crossed) == in_loop
+
+
 @pytest.mark.parametrize("case", ["small", "large", "singular"])
 def test_a_direction_the_drifted_inverse_misses_is_solved_from_a_rebuilt_one(case):
     """``_events._solved``: when the tracked direction and B[0; y_E] refined from a drifted B

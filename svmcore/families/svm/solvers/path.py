@@ -92,11 +92,13 @@ from .working_set import solve_working_set
 #: columns of at least this many points cross their simple events in the compiled loop
 #: (``_compiled_events``, numba) and keep an explicit elbow inverse (from ``COMPILED_SCHUR_FROM``
 #: elbow points while it lasts). Below it the numpy code alone, which is also the reference the
-#: tests compare the loop with. The loop is faster at every n (n = 200, σ = 1: 12 ms against
-#: 20 ms a column), but a process's first use loads it (0.2–0.3 s with numba's import) and a new
-#: installation's first use compiles it (about a minute, once): paid back by columns of seconds,
-#: not by the app's default view (bench/scale.py --ab)
-COMPILED_FROM_N = 1000
+#: tests compare the loop with. The loop is faster at every n (the paper grid in one process,
+#: Zen 3: n = 300 0.47 s against 1.26 s, 400 0.60 against 1.45, 500 0.73 against 2.13, 700 1.28
+#: against 4.97; bench/scale.py --ab), but a process's first use loads it (about 0.6 s with
+#: numba's import) and a new installation's first use compiles it (about 50 s, once): paid back
+#: from about 500 points (a grid saves twice the load), not by the app's default view (n = 200)
+#: nor by the machine's reference problem (``timing.REFERENCE``, n = 300), which stay numpy
+COMPILED_FROM_N = 500
 #: with the compiled loop, elbows of this size or more keep the explicit inverse (bordered and
 #: downdated in the loop) while it lasts (``EXPLICIT_LASTS``), and go to the block-LU inverse of
 #: the numpy code (from here factored, ``_Path.FACTORED_FROM``) once it does not. Where it
@@ -1393,12 +1395,13 @@ def compile_event_loop() -> None:
     new installation (45–51 s on two Zen 3 cores, ``bench/scale_history.md``; about 3 s to load
     from numba's cache afterwards): the Docker image's build and the benchmarks call it so that
     no user or timing pays that. A 1000-point path (two Gaussian clouds, σ = 2^-3, its points'
-    order: runs cover 37 % of K) crosses its events in the loop and reads its rows by runs."""
+    order: runs cover 37 % of K) crosses its events in the loop and reads its rows by runs (the
+    points' order is used from ``locality.MIN_POINTS``, the loop from ``COMPILED_FROM_N``)."""
     from ....kernels import gaussian_gram
-    from .locality import locality_order
+    from .locality import MIN_POINTS, locality_order
 
     rng = np.random.default_rng(0)
-    half = COMPILED_FROM_N // 2
+    half = max(COMPILED_FROM_N, MIN_POINTS) // 2
     X = np.r_[rng.normal(0.0, 1.0, (half, 2)), rng.normal(1.0, 1.0, (half, 2))]
     y = np.r_[-np.ones(half), np.ones(half)]
     solve_path(gaussian_gram(X, sigma=0.125), y, np.ones(2 * half),
