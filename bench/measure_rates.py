@@ -5,7 +5,7 @@ Writes ``svmcore/data/rates.json``, the app's and the CLI's starting point for t
 (``svmcore.timing.RateBook``); the app then adds every sweep it runs. wahba2d, one process.
 
 * path: seconds per σ column, on the app's default grid (log2 nλ −20…8 step 2, log2 σ −3…3 step 1),
-  at n = 100 … 1600 with 1000 among them: from 1,000 points the path crosses its events in the
+  at n = 100 … 1600 with 500 among them: from 500 points the path crosses its events in the
   compiled loop (``COMPILED_FROM_N``), so the cost per column steps down there. The in-sample
   workload also at n = 3000, 5000 and 10,000 (``--insample-ns``, about 45 minutes): the cost per
   column does not follow one power of n from 1,600 points (elbows pass the compiled loop's
@@ -23,11 +23,11 @@ Writes ``svmcore/data/rates.json``, the app's and the CLI's starting point for t
 
 ``--keep path`` keeps the path's records of the existing file and measures the others.
 
-With the rates, each measured solver's reference problem is timed (``svmcore.timing.REFERENCE``,
-as the app times it, in nine new processes: ``reference_as_the_app_times_it``) and written as
-``calibration``: the app and the CLI time the same problem
-once on their machine and scale that solver's rates by the ratio. A kept solver keeps its
-reference time too (both were measured on the same machine).
+Beside the rates, each measured solver's reference problem is timed (``svmcore.timing.REFERENCE``)
+as the app times it, in a new process before each measurement and three more after the last
+(``measure_solver``), and their median is written as ``calibration``: the app and the CLI time
+the same problem once on their machine and scale that solver's rates by the ratio. A kept solver
+keeps its reference time too (both were measured on the same machine).
 
     OMP_NUM_THREADS=1 PYTHONPATH=. python bench/measure_rates.py
     (the soft family alone, the others kept: --solvers newton --keep path,cvxopt,libsvm)
@@ -96,18 +96,35 @@ def measure(book, solver, crit, n, work) -> float:
     return total
 
 
-def reference_as_the_app_times_it(solver: str, processes: int = 9) -> float:
+def reference_as_the_app_times_it(solver: str, processes: int = 1) -> list[float]:
     """The solver's reference seconds as the app and the CLI time it (``timing.machine_speed``:
-    once in a new process, the least of two runs after an untimed one), the median over
-    ``processes`` new processes. The least of five runs in the measuring process, as before, sat
-    at the low end of what new processes time on the same machine (soft family, Zen 3: 0.060 s,
-    against 0.059–0.090 s and a median of 0.081 s in 15 new processes), so the estimates there
-    read up to 1.4 times too high."""
+    once in a new process, the least of two runs after an untimed one), in ``processes`` new
+    processes."""
     code = ("from svmcore.timing import reference_seconds; "
             f"print(reference_seconds({solver!r}))")
-    times = [float(subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
-                                  text=True).stdout.split()[-1]) for _ in range(processes)]
-    return statistics.median(times)
+    return [float(subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
+                                 text=True).stdout.split()[-1]) for _ in range(processes)]
+
+
+def measure_solver(book, solver, args, large) -> float:
+    """Record every workload × n of one solver, and return its reference seconds: the median of
+    the reference timed in a new process before each measurement and three times after the last.
+    The reference is timed across the same minutes as the rates, because a shared host's speed
+    drifts by a fifth or more over the half hour they take (Zen 3, 2026-12-02: the path's
+    reference in new processes read a median 0.117 s when timed after its rates, 0.078–0.10 s in
+    the hour after, and the estimates built on it read 1.2–1.4 times too low). (Before the
+    thirtieth session the least of five runs in the measuring process, which sat at the low end
+    of what new processes time: soft family, Zen 3, 0.060 s against a median of 0.081 s.)"""
+    samples = []
+    for name, crit in (SOFT_WORKLOADS if solver == SOFT else WORKLOADS).items():
+        for n in _sizes(args, solver, name, large):   # (--insample-ns regardless of --budget)
+            samples += reference_as_the_app_times_it(solver)
+            if measure(book, solver, crit, n, name) > args.budget and n not in large:
+                break
+    samples += reference_as_the_app_times_it(solver, 3)
+    print(f"{solver:7s} reference problem: {statistics.median(samples):.4f} s (the median of "
+          f"{len(samples)}, {min(samples):.4f} … {max(samples):.4f} s)", flush=True)
+    return statistics.median(samples)
 
 
 def _sizes(args, solver, workload_name, large) -> list[int]:
@@ -125,7 +142,7 @@ def _sizes(args, solver, workload_name, large) -> list[int]:
 
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--ns", default="100,200,400,800,1000,1600")
+    ap.add_argument("--ns", default="100,200,400,500,800,1000,1600")
     ap.add_argument("--solvers", default=f"path,cvxopt,libsvm,{SOFT}")
     ap.add_argument("--insample-ns", default="3000,5000,10000",
                     help="larger n at which the column solvers' in-sample workload is also measured")
@@ -145,14 +162,9 @@ def main(argv=None) -> None:
         book.records = [r for r in old.records if r["solver"] in keep]
         calibration = {k: v for k, v in old_file.get("calibration", {}).items() if k in keep}
     large = [int(v) for v in args.insample_ns.split(",") if v]
-    compile_event_loop()         # the path's compiled loop (from 1,000 points) loaded before timing
+    compile_event_loop()         # the path's compiled loop (from 500 points) loaded before timing
     for solver in (v for v in args.solvers.split(",") if v not in keep):
-        for name, crit in (SOFT_WORKLOADS if solver == SOFT else WORKLOADS).items():
-            for n in _sizes(args, solver, name, large):   # (--insample-ns regardless of --budget)
-                if measure(book, solver, crit, n, name) > args.budget and n not in large:
-                    break
-        calibration[solver] = reference_as_the_app_times_it(solver)
-        print(f"{solver:7s} reference problem: {calibration[solver]:.4f} s", flush=True)
+        calibration[solver] = measure_solver(book, solver, args, large)
     write_text(args.out, book.to_json(calibration) + "\n")      # atomically
     print(f"wrote {args.out}")
 
