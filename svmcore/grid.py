@@ -3,7 +3,8 @@
 ``run_grid(spec, data)`` serves the app, the CLI, studies and benchmarks. It never branches on the
 model family: the family (``svmcore.families``) turns a :class:`~svmcore.families.base.Column`
 into rows. With ``spec.extend_grid`` the grid grows, in its own step, until every criterion's
-pick is strictly inside or a hard limit is reached (``svmcore.spec`` limits).
+pick is strictly inside or a hard limit is reached (``svmcore.spec`` limits); new λ below an old
+column's smallest carry on from where its fits stopped (``ColumnEnds``), for a family that can.
 """
 from __future__ import annotations
 
@@ -222,19 +223,20 @@ def column_rows(specs, data: Dataset, test: Dataset | None, dist, log2_sigma: fl
     """The rows of one σ column for each spec (the same data and kernel; e.g. a study's
     weightings): the Gram matrix is built once from the kernel's precomputed distances, and each
     spec's family fits along λ. The one place a column is computed, for sweeps and studies."""
-    sigma = float(2.0 ** log2_sigma)
-    K = KERNELS[specs[0].kernel].gram(dist, sigma)
+    K = KERNELS[specs[0].kernel].gram(dist, float(2.0 ** log2_sigma))
+    return [spec.family.column(_column(spec, data, test, K, log2_sigma, log2_nl)) for spec in specs]
+
+
+def _column(spec, data, test, K, log2_sigma, log2_nl, start=None) -> Column:
     l2 = np.asarray(log2_nl, float)
-    out = []
-    for spec in specs:
-        col = Column(data, test, K, sigma, float(log2_sigma), l2, 2.0 ** l2 / data.n,
-                     spec.weights(data.y), spec)
-        out.append(spec.family.column(col))
-    return out
+    return Column(data, test, K, float(2.0 ** log2_sigma), float(log2_sigma), l2, 2.0 ** l2 / data.n,
+                  spec.weights(data.y), spec, start)
 
 
-def _columns_task(spec, data, test, dist, log2_sigma, log2_nl):
-    return column_rows([spec], data, test, dist, log2_sigma, log2_nl)[0]
+def _columns_task(spec, data, test, dist, log2_sigma, log2_nl, start=None):
+    """One σ column of a sweep: its rows and where its fits stopped (``column_with_end``)."""
+    K = KERNELS[spec.kernel].gram(dist, float(2.0 ** log2_sigma))
+    return spec.family.column_with_end(_column(spec, data, test, K, log2_sigma, log2_nl, start))
 
 
 #: joblib's loky workers exit after this many idle seconds (its default ``idle_worker_timeout``)
@@ -252,17 +254,17 @@ def workers_running() -> bool:
 
 
 def _run_columns(spec, data, test, sqdist, tasks, n_jobs, progress, cancel):
-    """Rows of each (log2_sigma, log2_nlambda values) task, in task order; progress(done, total)
-    after each task."""
-    out: dict[int, list] = {}
+    """Rows of each (log2_sigma, log2_nlambda values, start) task, in task order, and each task's
+    end (``ModelFamily.column_with_end``); progress(done, total) after each task."""
+    out: dict[int, tuple] = {}
     total = len(tasks)
     jobs = workers_for(n_jobs, len(tasks))
     if jobs == 1:
-        for k, (ls, l2) in enumerate(tasks):
+        for k, task in enumerate(tasks):
             if cancel is not None and cancel():
                 raise Cancelled()
             with cancellable(cancel):        # the solvers poll it inside a long column too
-                out[k] = _columns_task(spec, data, test, sqdist, ls, l2)
+                out[k] = _columns_task(spec, data, test, sqdist, *task)
             if progress:
                 progress(k + 1, total)
     else:
@@ -272,12 +274,12 @@ def _run_columns(spec, data, test, sqdist, tasks, n_jobs, progress, cancel):
 
         with parallel_config(backend="loky", initializer=exit_with_parent):  # workers end with us
             par = Parallel(n_jobs=jobs, return_as="generator_unordered")
-        gen = par(delayed(_indexed)(k, spec, data, test, sqdist, ls, l2)
-                  for k, (ls, l2) in enumerate(tasks))
+        gen = par(delayed(_indexed)(k, spec, data, test, sqdist, *task)
+                  for k, task in enumerate(tasks))
         _workers_seen["at"], finished = math.inf, False
         try:
-            for i, (k, rows) in enumerate(gen):
-                out[k] = rows
+            for i, (k, result) in enumerate(gen):
+                out[k] = result
                 if progress:
                     progress(i + 1, total)
                 if cancel is not None and cancel():
@@ -289,7 +291,7 @@ def _run_columns(spec, data, test, sqdist, tasks, n_jobs, progress, cancel):
                 _workers_seen["at"] = time.monotonic()
             else:
                 _workers_seen.pop("at", None)
-    return [r for k in range(len(tasks)) for r in out[k]]
+    return [r for k in range(total) for r in out[k][0]], [out[k][1] for k in range(total)]
 
 
 def workers_for(n_jobs: int | None, n_tasks: int) -> int:
@@ -356,14 +358,17 @@ def run_grid(spec: RunSpec, data: Dataset, test: Dataset | None = None, *,
 
         heavy = any(spec.family.criterion(c).heavy for c in spec.criteria)
         n_jobs = auto_jobs(data.n, sig_ax.count, heavy, estimate_seconds(spec, data.n))
-    tasks = [(float(ls), lam_ax.values()) for ls in sig_ax.values()]
+    tasks = [(float(ls), lam_ax.values(), None) for ls in sig_ax.values()]
     workers = workers_for(n_jobs, len(tasks))
     if progress:
         progress(0, len(tasks))
-    rows = _run_columns(spec, data, test, sqdist, tasks, n_jobs, progress, cancel)
+    rows, ends = _run_columns(spec, data, test, sqdist, tasks, n_jobs, progress, cancel)
     notes: list[str] = []
     if spec.extend_grid:
-        rows, spec = _extend(spec, data, test, weights, sqdist, rows, n_jobs, progress, cancel, notes)
+        lows = ColumnEnds()
+        lows.add(tasks, ends)
+        rows, spec = _extend(spec, data, test, weights, sqdist, rows, lows, n_jobs, progress, cancel,
+                             notes)
     table = _tidy(rows, spec)
     res = GridResult(table, spec, time.perf_counter() - t0, weights, notes, workers)
     notes.extend(edge_warnings(res))
@@ -411,10 +416,31 @@ def edge_warnings(res: GridResult) -> list[str]:
 FLAT_RTOL = 1e-6
 
 
-def _extend(spec, data, test, weights, sqdist, rows, n_jobs, progress, cancel, notes):
+class ColumnEnds:
+    """Where each σ column's fits stopped at its smallest λ so far: {log2 σ: (log2(nλ), end)}, the
+    end as the family returned it (``ModelFamily.column_with_end``). A growth step toward small
+    λ hands it back as the column's start."""
+
+    def __init__(self):
+        self.lowest: dict[float, tuple] = {}
+
+    def add(self, tasks, ends) -> None:
+        """Record the ends of ``_run_columns``'s tasks where they reach below what is recorded."""
+        for (ls, l2, _), end in zip(tasks, ends):
+            low = float(np.min(l2))
+            if ls not in self.lowest or low < self.lowest[ls][0]:
+                self.lowest[ls] = (low, end)
+
+    def start(self, log2_sigma: float):
+        """The end at the column's smallest λ so far, or None."""
+        return self.lowest.get(log2_sigma, (None, None))[1]
+
+
+def _extend(spec, data, test, weights, sqdist, rows, lows, n_jobs, progress, cancel, notes):
     """Grow the axes in their own step until no pick is on an edge that can still move. A criterion
     whose minimum one step of growth lowered by less than ``FLAT_RTOL`` (relative) is flat toward
-    that edge: it stops driving the growth, with a note, instead of pushing to the hard limit."""
+    that edge: it stops driving the growth, with a note, instead of pushing to the hard limit.
+    New λ below a column's smallest are fitted on from where its fits stopped (``lows``)."""
     exempt = set(spec.family.edge_exempt)
     best: dict[str, float] = {}
     for _ in range(200):
@@ -439,7 +465,7 @@ def _extend(spec, data, test, weights, sqdist, rows, n_jobs, progress, cancel, n
         if grown.size > MAX_GRID_POINTS:
             notes.append(f"the grid stopped growing at {spec.grid.size} points (cap {MAX_GRID_POINTS})")
             return rows, spec
-        rows = rows + _new_points(spec, grown, data, test, sqdist, n_jobs, progress, cancel)
+        rows = rows + _new_points(spec, grown, data, test, sqdist, lows, n_jobs, progress, cancel)
         spec = spec.with_grid(grown)
     return rows, spec
 
@@ -467,9 +493,9 @@ def _grown_grid(grid: GridSpec, edges: set) -> GridSpec | None:
     return GridSpec(new_lam, new_sig)
 
 
-def _new_points(spec, grown, data, test, sqdist, n_jobs, progress, cancel):
-    """Rows of the grid points in ``grown`` that ``spec.grid`` lacks (new λ in old columns,
-    whole new σ columns)."""
+def _new_points(spec, grown, data, test, sqdist, lows, n_jobs, progress, cancel):
+    """Rows of the grid points in ``grown`` that ``spec.grid`` lacks (new λ in old columns, carried
+    on from where each column stopped; whole new σ columns); ``lows`` is brought up to date."""
     old_l, old_s = set(spec.grid.log2_nlambda.values()), set(spec.grid.log2_sigma.values())
     all_l = grown.log2_nlambda.values()
     new_l = np.array([v for v in all_l if v not in old_l])
@@ -477,11 +503,13 @@ def _new_points(spec, grown, data, test, sqdist, n_jobs, progress, cancel):
     for ls in grown.log2_sigma.values():
         if ls in old_s:
             if len(new_l):
-                tasks.append((float(ls), new_l))
+                tasks.append((float(ls), new_l, lows.start(float(ls))))
         else:
-            tasks.append((float(ls), all_l))
-    return _run_columns(spec.with_grid(grown), data, test, sqdist, tasks, n_jobs, progress,
-                        cancel)
+            tasks.append((float(ls), all_l, None))
+    rows, ends = _run_columns(spec.with_grid(grown), data, test, sqdist, tasks, n_jobs, progress,
+                              cancel)
+    lows.add(tasks, ends)
+    return rows
 
 
 # ------------------------------------------------------------------ convenience

@@ -97,3 +97,64 @@ def test_growth_stops_for_a_criterion_that_is_flat_toward_an_edge(monkeypatch):
     best = full.table["slope"].min()
     assert best <= found and (found - best) / best < 4 * FLAT_RTOL
     np.testing.assert_allclose(best, 1.0 + 2.0 ** -40, rtol=1e-12)
+
+
+def _objective(K, y, upper, sol):
+    """(1/n) Σ L(y_i)(1 − y_i f_i)_+ + λ c'Kc, c = y α / (2nλ) (docs/svm.md)."""
+    c = y * sol.alpha / (2 * len(y) * sol.lam)
+    return float(np.mean(upper * np.maximum(0.0, 1.0 - y * sol.f)) + sol.lam * c @ K @ c)
+
+
+@pytest.mark.parametrize("log2_sigma", [-1.0, 1.0, 3.0])
+def test_a_path_carried_on_from_its_last_answer_crosses_the_same_events(log2_sigma):
+    """A growth step toward small λ carries each column's path on from its answer at the old
+    smallest λ (``solve_lambdas``'s ``start``) instead of following it down from the top again.
+    The carried path crosses exactly the events the whole path crosses below that λ, and its
+    answers are as exact: KKT residuals within the path's tolerance or rounding floor, and primal
+    objectives equal to the whole path's within the duality gap those residuals allow."""
+    from svmcore.families.svm.fit import path_end, solve_lambdas
+    from svmcore.families.svm.solvers.path import within_tolerance
+    from svmcore.kernels import gaussian_gram
+
+    d = make_wahba2d(200, 0)
+    y, n = d.y, 200
+    upper = np.where(y > 0, 1.0, 4.5)                     # the C_B = 4.5 view's costs
+    K = gaussian_gram(d.X, sigma=2.0 ** log2_sigma)
+    base = list(2.0 ** np.arange(-20.0, 9.0, 2.0) / n)
+    new = list(2.0 ** np.arange(-28.0, -21.0, 2.0) / n)
+    top = solve_lambdas(K, y, upper, base)
+    end = path_end(base, top)
+    assert end is not None and end.lam == min(base)
+    carried = solve_lambdas(K, y, upper, new, start=end)
+    whole = solve_lambdas(K, y, upper, base + new)[len(base):]
+    assert top[0].info["events"] + carried[0].info["events"] == whole[0].info["events"]
+    assert carried[0].info["events"] > 0
+    for c, w in zip(carried, whole):
+        assert within_tolerance(c) and c.info["fallbacks"] == 0
+        gap = np.mean(upper) * (c.kkt_residual + w.kkt_residual)
+        assert abs(_objective(K, y, upper, c) - _objective(K, y, upper, w)) <= gap
+
+
+def test_growth_toward_small_lambda_carries_each_column_on(monkeypatch):
+    """In a sweep that grows toward small λ, every old column's new λ (and every CV fold's) come
+    from a path carried on from where the column stopped, and the table equals a plain run on the
+    final grid (``_check``)."""
+    from svmcore.families.svm.solvers import path
+
+    real, starts = path.solve_path, []
+
+    def spy(K, y, upper, lams, **kw):
+        starts.append(kw.get("start") is not None)
+        return real(K, y, upper, lams, **kw)
+
+    monkeypatch.setattr(path, "solve_path", spy)
+    d = make_wahba2d(100, seed=3)
+    costs, crit = dict(cost_a=1, cost_b=2, prior_a=0.1), ["gacv", "xa", "cv", "brmisclass"]
+    res = sweep(d, GridSpec.parse("-8:0:2", "-1:0:1"), criteria=crit, extend_grid=True, **costs)
+    grid = res.spec.grid
+    assert grid.log2_nlambda.start < -8
+    # every path a growth step toward small λ asked for in the two first columns carried on
+    assert sum(starts) >= 2 * (1 + 5)                    # the full sample and five CV folds
+    plain = sweep(d, grid, criteria=crit, **costs)
+    _check(res, plain)
+    np.testing.assert_allclose(res.table["cv_hinge"], plain.table["cv_hinge"], rtol=1e-9)

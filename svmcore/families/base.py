@@ -44,6 +44,8 @@ class Column:
     lambdas : (m,) λ = 2^log2_nlambda / n.
     weights : the class weights L(±1) from the spec's costs and priors (Wahba et al. 2001, §1.7).
     spec : the validated RunSpec (criteria, folds, seeds, family options).
+    start : where an earlier run of this σ column stopped (the end ``ModelFamily.column_with_end``
+        returned for it), from which a family may carry on toward smaller λ; None: from scratch.
     """
 
     data: "Dataset"
@@ -55,6 +57,7 @@ class Column:
     lambdas: np.ndarray
     weights: "ClassWeights"
     spec: "RunSpec"
+    start: Any = None
 
     def base_row(self, k: int) -> dict:
         """The coordinates every row starts with: log2_sigma, log2_nlambda, sigma, lambda."""
@@ -209,6 +212,13 @@ class ModelFamily(ABC):
         """Fit along λ for one σ column (``sweeps_grid``): one row per λ, in order, never raising
         for one bad λ (recorded in the row's ``fit_error``)."""
         raise NotImplementedError(f"{self.name} does not sweep (λ, σ)")
+
+    def column_with_end(self, col: Column) -> tuple[list[dict], Any]:
+        """``column(col)``'s rows and where the column's fits stopped, which a later run of the
+        same σ column toward smaller λ (grid growth) gets as ``col.start`` to carry on from
+        instead of starting again. The end is opaque to the runner; None (the default): a later
+        run starts from scratch."""
+        return self.column(col), None
 
     def run(self, spec: "RunSpec", data: "Dataset", test: "Dataset | None" = None) -> dict:
         """Fit and tune on the family's own axis (``single_run``): a JSON-able payload."""

@@ -7,6 +7,7 @@ criteria refit along λ (``resampling.py``). See ``docs/svm.md``.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -20,8 +21,8 @@ from ..base import ModelFamily
 from ..common import COSTS, CV_FOLDS, CV_SEED
 from .criteria import (CRITERIA, HOLDOUT_OUTPUTS, IN_SAMPLE, TARGETS, at_upper_bound, holdout_scores,
                        in_sample_criteria)
-from .fit import SVMFit, choose_solver, fit_svm, make_fit, solve_lambdas
-from .resampling import hinge_and_error, kfold_decision_values, loo_decision_values
+from .fit import SVMFit, choose_solver, fit_svm, make_fit, path_end, solve_lambdas
+from .resampling import hinge_and_error, kfold_paths, loo_decision_values
 from .solvers.locality import MIN_POINTS as LOCALITY_FROM
 from .solvers.locality import locality_order
 
@@ -36,6 +37,17 @@ PARAMS = COSTS + (
     Param("solver", Options(("auto", "path", "cvxopt", "libsvm")), "auto", "solver",
           "the dual solver (auto: the exact λ-path)", widget="select"),
 )
+
+
+@dataclass(frozen=True)
+class PathEnd:
+    """Where an SVM column's paths stopped (``SVMFamily.column_with_end``): the full sample's
+    answer at the column's smallest λ and each CV fold's (``fit.path_end``: None where a path
+    cannot carry on from it; ``folds`` None without CV). Grid growth toward small λ hands it back
+    as ``Column.start``, and the paths carry on from there instead of from the top."""
+
+    full: object = None
+    folds: tuple | None = None
 
 
 class SVMFamily(ModelFamily):
@@ -98,6 +110,11 @@ class SVMFamily(ModelFamily):
 
     def column(self, col) -> list[dict]:
         """All rows of one σ column: every λ, every criterion (one Gram matrix)."""
+        return self.column_with_end(col)[0]
+
+    def column_with_end(self, col) -> tuple[list[dict], "PathEnd"]:
+        """``column``'s rows and where its paths stopped (``PathEnd``); with ``col.start`` (such
+        an end of this σ column), the paths carry on from it for the λ below its own."""
         spec, data = col.spec, col.data
         y, K = data.y, col.K
         upper = col.weights.upper_bounds(y)
@@ -107,7 +124,8 @@ class SVMFamily(ModelFamily):
         t0 = time.perf_counter()
         lams = list(col.lambdas)
         order = locality_order(data.X) if data.n >= LOCALITY_FROM else None
-        sols = solve_lambdas(K, y, upper, lams, solver, point_order=order)
+        start = col.start or PathEnd(None)
+        sols = solve_lambdas(K, y, upper, lams, solver, point_order=order, start=start.full)
         registry = {c.name: c for c in self.criteria}
         insample = [c for c in spec.criteria if registry[c].needs in ("fit", "truth")]
         rows = []
@@ -130,22 +148,26 @@ class SVMFamily(ModelFamily):
             except Exception as exc:  # one bad point must not stop the column
                 row["fit_error"] = f"{type(exc).__name__}: {exc}"
             rows.append(row)
-        self._resampling(col, rows, sols, upper, solver)
+        folds = self._resampling(col, rows, sols, upper, solver, start.folds)
         for row in rows:
             row["seconds"] = (time.perf_counter() - t0) / len(rows)
-        return rows
+        return rows, PathEnd(path_end(lams, sols), folds)
 
     @staticmethod
-    def _resampling(col, rows, sols, upper, solver) -> None:
+    def _resampling(col, rows, sols, upper, solver, fold_starts=None) -> tuple | None:
+        """CV's and LOO's columns into ``rows``; the CV folds' path ends (None without CV)."""
         spec, y, lams = col.spec, col.data.y, list(col.lambdas)
+        ends = None
         if "cv" in spec.criteria:
-            F = kfold_decision_values(col.K, y, upper, lams, spec.cv_folds, spec.cv_seed, solver)
+            F, ends = kfold_paths(col.K, y, upper, lams, spec.cv_folds, spec.cv_seed, solver,
+                                  fold_starts)
             for row, h, e in zip(rows, *hinge_and_error(F, y, upper)):
                 row.update(cv_hinge=h, cv_error=e)
         if "loo" in spec.criteria:
             F = loo_decision_values(col.K, y, upper, lams, sols, solver)
             for row, h, e in zip(rows, *hinge_and_error(F, y, upper)):
                 row.update(loo_hinge=h, loo_error=e)
+        return None if ends is None else tuple(ends)
 
     def fit_payload(self, spec, data, log2_nlambda: float, log2_sigma: float) -> dict:
         """JSON for ``svmcore fit``: the fit at one grid point and its in-sample criteria."""

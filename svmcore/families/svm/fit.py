@@ -118,18 +118,20 @@ def choose_solver(solver: str, n: int) -> str:
 
 
 def solve_lambdas(K, y, upper, lams: Sequence[float], solver: str = "auto",
-                  point_order=None) -> list[DualSolution]:
+                  point_order=None, start: DualSolution | None = None) -> list[DualSolution]:
     """Solve the dual at every λ in ``lams`` for one Gram matrix (order kept).
 
     A pointwise backend is called once per λ; the path backend follows the whole path (with
     ``point_order``, ``locality.locality_order`` of the inputs, its passes read only the kernel
-    entries above rounding: ``solve_path``). An exception at one λ is returned in place of that
-    λ's solution (the caller records it), not raised.
+    entries above rounding: ``solve_path``). With ``start``, a path answer of this problem at some
+    λ₀ (``path_end``), the path carries on from it for the λ below λ₀ instead of following the
+    path down to λ₀ again (grid growth toward small λ); the λ at or above λ₀ are solved as
+    without it. An exception at one λ is returned in place of that λ's solution (the caller
+    records it), not raised.
     """
     solver = choose_solver(solver, len(y))
     if solver == "path":
-        from .solvers.path import solve_path
-        return solve_path(K, y, upper, list(lams), point_order=point_order)
+        return _solve_on_path(K, y, upper, list(lams), point_order, start)
     reg = _solver_registry()
     if solver not in reg:
         raise SVMCoreError(f"unknown solver {solver!r}; use one of {available_solvers()}")
@@ -141,6 +143,40 @@ def solve_lambdas(K, y, upper, lams: Sequence[float], solver: str = "auto",
         except Exception as exc:  # one failed grid point must not stop the sweep
             out.append(exc)
     return out
+
+
+def _solve_on_path(K, y, upper, lams: list, point_order, start) -> list:
+    """``solve_path`` at ``lams``; with ``start``, the λ below start.lam by a path from it."""
+    from .solvers.path import solve_path
+
+    below = [k for k, lam in enumerate(lams) if start is not None and lam < start.lam]
+    if not below:
+        return solve_path(K, y, upper, lams, point_order=point_order)
+    out = [None] * len(lams)
+    above = [k for k in range(len(lams)) if k not in set(below)]
+    if above:
+        for k, sol in zip(above, solve_path(K, y, upper, [lams[k] for k in above],
+                                            point_order=point_order)):
+            out[k] = sol
+    carried = solve_path(K, y, upper, [start.lam] + [lams[k] for k in below], start=start,
+                         point_order=point_order)
+    for k, sol in zip(below, carried[1:]):            # (the start's own λ is answered again)
+        out[k] = sol
+    return out
+
+
+def path_end(lams: Sequence[float], sols: Sequence) -> DualSolution | None:
+    """The path's answer at the smallest of ``lams``, when a later path may carry on from it
+    (``solve_lambdas``'s ``start``): a path answer within the path's tolerance or its rounding
+    floor (``path.within_tolerance``); else None (an exception, a pointwise solver's answer)."""
+    if len(sols) == 0:
+        return None
+    sol = sols[int(np.argmin(lams))]
+    if isinstance(sol, Exception) or sol.solver != "path":
+        return None
+    from .solvers.path import within_tolerance
+
+    return sol if within_tolerance(sol) else None
 
 
 def make_fit(sol: DualSolution, y, upper, weights: ClassWeights, K_diag, radius,

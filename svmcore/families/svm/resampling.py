@@ -16,7 +16,7 @@ from typing import Sequence
 import numpy as np
 
 from ..common import stratified_folds
-from .fit import solve_lambdas
+from .fit import path_end, solve_lambdas
 from .solvers._common import DualSolution
 
 
@@ -37,16 +37,27 @@ def kfold_decision_values(K, y, upper, lams: Sequence[float], folds: int = 5, se
     Folds are stratified and seeded (scikit-learn's StratifiedKFold with shuffling); L(y_i) are fixed
     from the full sample (``upper``), and each fold keeps C = 1/(2nλ) (module docstring).
     """
+    return kfold_paths(K, y, upper, lams, folds, seed, solver)[0]
+
+
+def kfold_paths(K, y, upper, lams: Sequence[float], folds: int = 5, seed: int = 0,
+                solver: str = "auto", starts: Sequence | None = None) -> tuple[np.ndarray, list]:
+    """``kfold_decision_values``, and each fold's ``fit.path_end`` (where its path stopped). With
+    ``starts`` (such ends of an earlier call with the same folds), each fold's path carries on
+    from its end for the λ below it (``solve_lambdas``'s ``start``)."""
     n = len(y)
     F = np.full((len(lams), n), np.nan)
-    for tr, te in stratified_folds(y, folds, seed):
-        sols = solve_lambdas(K[np.ix_(tr, tr)], y[tr], upper[tr], _kept_lambdas(lams, n, len(tr)),
-                             solver)
+    ends = []
+    for j, (tr, te) in enumerate(stratified_folds(y, folds, seed)):
+        kept = _kept_lambdas(lams, n, len(tr))
+        sols = solve_lambdas(K[np.ix_(tr, tr)], y[tr], upper[tr], kept, solver,
+                             start=None if starts is None else starts[j])
+        ends.append(path_end(kept, sols))
         Kte = K[np.ix_(te, tr)]
         for k, sol in enumerate(sols):
             if not isinstance(sol, Exception):
                 F[k, te] = _predict(Kte, y[tr], sol)
-    return F
+    return F, ends
 
 
 def loo_decision_values(K, y, upper, lams: Sequence[float], full: Sequence[DualSolution],

@@ -998,7 +998,11 @@ START_WS_RELTOL = 1e-12
 TIGHT_SMO_TOL = 1e-9
 
 
-def solve_path(K, y, upper, lams, *, kkt_tol: float = 1e-8, fallback: bool = True,
+#: the largest KKT residual a path accepts at a requested λ (``solve_path``'s default ``kkt_tol``)
+KKT_TOL = 1e-8
+
+
+def solve_path(K, y, upper, lams, *, kkt_tol: float = KKT_TOL, fallback: bool = True,
                start: DualSolution | None = None, max_events: int | None = None,
                dep_tol: float = 1e-11, blas_threads: int | None = 1,
                compiled: bool | None = None, point_order=None) -> list:
@@ -1024,7 +1028,9 @@ def solve_path(K, y, upper, lams, *, kkt_tol: float = 1e-8, fallback: bool = Tru
         Whether to solve a failed λ with ``solve_cvxopt`` (and restart the path from it). Without
         fallback the path's answer is returned as is (check ``kkt_residual``).
     start : DualSolution, optional
-        An exact solution at max(lams) to start from (default: LIBSVM + exact finish, or cvxopt).
+        An exact solution at max(lams) to start from (default: LIBSVM + exact finish, or cvxopt),
+        or a path's answer there ``within_tolerance`` (grid growth carries a path on from its
+        last answer: ``set_solution`` recomputes the elbow's α from the answer's partition).
     max_events : int, optional
         Cap on the number of breakpoints (default 50 n + 1000).
     dep_tol : float
@@ -1060,6 +1066,12 @@ def solve_path(K, y, upper, lams, *, kkt_tol: float = 1e-8, fallback: bool = Tru
             np.errstate(divide="ignore", invalid="ignore"):
         return _solve_path(K, y, upper, lams, kkt_tol, fallback, start, max_events, dep_tol,
                            threadpool_limits, compiled, point_order)
+
+
+def within_tolerance(sol, kkt_tol: float = KKT_TOL) -> bool:
+    """Whether a DualSolution's KKT residual is within ``kkt_tol`` or its answer's rounding floor
+    (``info["kkt_floor"]``): the answers a path keeps as good, and may start from (``start``)."""
+    return sol.kkt_residual <= max(kkt_tol, sol.info.get("kkt_floor", 0.0))
 
 
 def _solve_path(K, y, upper, lams, kkt_tol, fallback, start, max_events, dep_tol, limiter,
@@ -1139,7 +1151,7 @@ class _Run:
         """Store sol as the answer at the k-th λ; an answer within tolerance is remembered as a
         start for later working-set repairs."""
         self.out[self.order[self.k]] = sol
-        if sol.kkt_residual <= max(self.kkt_tol, sol.info.get("kkt_floor", 0.0)):
+        if within_tolerance(sol, self.kkt_tol):
             self.last_good = sol
 
     def restart(self, sol):
