@@ -11,7 +11,9 @@ they are, to see what the scaling does. ``--app-workers`` runs each sweep as the
 ``svmcore.grid.PARALLEL_FROM_SECONDS``) against the app's estimate, which counts those workers
 (``svmcore.timing.on_workers``) and, while no earlier sweep's workers are up, starting them
 (``svmcore.timing.worker_start``, the column "start"); the column "workers" says how many processes
-ran it.
+ran it. Either way the estimate includes compiling or loading the path's loop where the sweep will
+(``svmcore.timing.first_use``: a process's first path of ``COMPILED_FROM_N`` points or more loads it
+from numba's cache), the column "first".
 
 The soft family (penalized likelihood; the CLI's ``--model logistic``) follows in one process:
 its sweeps against ``svmcore.timing.sweep_estimate`` on grids, n and criteria its rates were not
@@ -27,7 +29,8 @@ import time
 import svmapp.estimate as E
 from svmapp import settings as S
 from svmapp.estimate import estimates
-from svmcore.timing import RateBook
+from svmcore.families.svm.fit import choose_solver
+from svmcore.timing import RateBook, first_use_seconds
 
 CASES = [  # (solver, n, lam, sig, extra criteria, other settings)
     ("auto", 150, "-20:8:2", "-3:3:1", [], {}),
@@ -92,14 +95,16 @@ def main(argv=None) -> None:
     print("this machine's seconds ÷ the build machine's on each reference problem: "
           + ", ".join(f"{k} {'-' if v is None else f'{v:.2f}'}" for k, v in speeds.items()))
     print(f"{'solver':7s} {'n':>5s} {'grid':>18s} {'extra':>11s} {'estimated':>9s} {'measured':>9s} "
-          f"{'ratio':>6s} {'grew by':>7s} {'workers':>7s} {'start':>5s}")
+          f"{'ratio':>6s} {'grew by':>7s} {'workers':>7s} {'start':>5s} {'first':>5s}")
     ratios = []
     for solver, n, lam, sig, extra, other in CASES:
         s = S.settings_from({"n": n, "log2_nlambda": lam, "log2_sigma": sig, "solver": solver,
                              "extend_grid": False, "criteria": list(S.DEFAULTS["criteria"]) + extra,
                              **other})
         app = estimates(s)
-        est = app["total" if args.app_workers else "one_process"]
+        first = app["compile"] if args.app_workers else first_use_seconds(
+            choose_solver(solver, n), n, workers=1)
+        est = app["total"] if args.app_workers else app["one_process"] + first
         start = app["start"] if args.app_workers else 0.0
         loaded = S.load_data(s)
         t0 = time.perf_counter()
@@ -108,7 +113,8 @@ def main(argv=None) -> None:
         what = ",".join(extra + [f"{k}={v}" for k, v in other.items()]) or "-"
         ratios.append(sec / est)
         print(f"{solver:7s} {n:5d} {lam + ' x ' + sig:>18s} {what[:11]:>11s} {est:9.2f} {sec:9.2f} "
-              f"{sec / est:6.2f} {len(res.table) - S.grid_for(s).size:7d} {res.workers:7d} {start:5.1f}",
+              f"{sec / est:6.2f} {len(res.table) - S.grid_for(s).size:7d} {res.workers:7d} {start:5.1f} "
+              f"{first:5.1f}",
               flush=True)
     soft_rows(ratios)
     print(f"measured ÷ estimated: {min(ratios):.2f} … {max(ratios):.2f}")

@@ -51,14 +51,15 @@ def estimates(s: dict, upload_table=None, upload_error: str | None = None) -> di
     extras) of the settings, from the measured rates (``svmcore.timing.sweep_estimate``), on the
     ``workers`` processes the sweep will run on (``svmcore.timing.on_workers``), with ``start``
     seconds of it starting them (``svmcore.timing.worker_start``: 0 while they are up) and
-    ``compile`` seconds compiling the path's loop on a new installation
-    (``svmcore.timing.first_use_seconds``); ``one_process`` is the total in one process, without
-    either. ``problem`` holds the validator's message when the
-    settings are not valid."""
-    from svmcore.timing import on_workers, sweep_estimate, waited_parts
+    ``compile`` seconds compiling the path's loop on a new installation, or loading it in a process
+    that has not yet (``first_use`` says which: "compile", "load" or "";
+    ``svmcore.timing.first_use``); ``one_process`` is the total in one process, without either.
+    ``problem`` holds the validator's message when the settings are not valid."""
+    from svmcore.timing import first_use, on_workers, sweep_estimate, waited_parts
 
     out = {"points": 0, "n": 0, "total": None, "most": None, "cv": None, "loo": None, "source": "",
-           "problem": "", "workers": 1, "start": 0.0, "compile": 0.0, "one_process": None}
+           "problem": "", "workers": 1, "start": 0.0, "compile": 0.0, "first_use": "",
+           "one_process": None}
     if s["source"] == "upload" and (upload_table is None or upload_error):
         out["problem"] = "upload a readable CSV file first"
         return out
@@ -93,7 +94,7 @@ def estimates(s: dict, upload_table=None, upload_error: str | None = None) -> di
         most = _times(est.most, _share(wall, est.total))
         out.update(total=wall + start + compile_, most=None if most is None else most + start + compile_,
                    workers=workers, start=start, compile=compile_, one_process=est.total,
-                   source=_source(est.solver))
+                   first_use=first_use(est.solver, n, workers)[0], source=_source(est.solver))
     return out
 
 
@@ -119,18 +120,19 @@ def _source(solver: str) -> str:
     return f"measured rates of the {solver} solver"
 
 
-def record_rate(result, n: int) -> None:
+def record_rate(result, n: int, paid_first_use: bool = False) -> None:
     """Add a finished sweep's requested grid to the shared rate book (so estimates follow this
     machine): the path per σ column, other solvers per point (``svmcore.timing``). Not recorded:
-    a sweep whose grid grew (its time covers more than the grid it asked for), and one that ran on
+    a sweep whose grid grew (its time covers more than the grid it asked for), one that ran on
     worker processes (the book holds one process's seconds, as ``bench/measure_rates.py`` measures
     them; a parallel sweep's wall time includes starting the workers, which once made a 15-point
-    grid at n = 300 that runs in 0.1 s look like 2 s, and is shared among them)."""
+    grid at n = 300 that runs in 0.1 s look like 2 s, and is shared among them), and one that
+    compiled or loaded the path's loop first (``paid_first_use``, its estimate's ``compile``)."""
     from svmcore.families.svm.fit import choose_solver
     from svmcore.timing import COLUMN_SOLVERS, workload
 
     if (result.spec.model != "svm" or len(result.table) != result.spec.grid.size
-            or result.workers != 1):
+            or result.workers != 1 or paid_first_use):
         return
     solver = choose_solver(result.spec.solver, n)
     work = workload(result.spec.criteria, result.spec.cv_folds)

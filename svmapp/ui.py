@@ -354,9 +354,11 @@ def _run_controls() -> None:
         on = f" on {est['workers']} worker processes" if est["workers"] > 1 else ""
         if est["start"]:
             on += f" ({_fmt_s(est['start'])} of it starting them)"
-        if est["compile"]:
+        if est["compile"] and est["first_use"] == "compile":
             on += (f", {_fmt_s(est['compile'])} of it compiling the path's loop (once after "
                    "installing)")
+        elif est["compile"]:
+            on += f", {_fmt_s(est['compile'])} of it loading the path's compiled loop (once a process)"
         st.caption(f"Grid: {est['points']} points at n ≈ {est['n']}; estimated {_fmt_s(est['total'])}"
                    f"{on}{grows} ({est['source']}).")
 
@@ -679,12 +681,13 @@ def run_if_requested(force_default: bool = False) -> None:
         if cached is not None:
             _store_put(key, (cached, loaded))
     if _store_get(key) is None:
+        first_use = _estimates(s)["compile"] > 0      # its time then covers loading the loop too
         try:
             result = _sweep(s, loaded)
         except Exception as exc:
             return _fail(f"The sweep failed: {type(exc).__name__}: {exc}", s)
         timing_log(f"sweep finished in {result.seconds:.1f} s")
-        E.record_rate(result, loaded.train.n)
+        E.record_rate(result, loaded.train.n, paid_first_use=first_use)
         _store_put(key, (result, loaded))
         if s["source"] != "upload":
             S.disk_put(key, result)

@@ -414,16 +414,39 @@ def worker_start(workers: int) -> float:
 LOOP_COMPILE_SECONDS = 50.0
 
 
-def first_use_seconds(solver: str, n: int) -> float:
-    """Seconds a sweep spends compiling before it runs: ``LOOP_COMPILE_SECONDS`` when the path
-    (``solver`` "path") of ``n`` ≥ ``COMPILED_FROM_N`` points would cross its events in a
-    compiled loop that numba has not compiled on this installation yet
-    (``path.event_loop_compiled``); else 0."""
-    if solver != "path":
-        return 0.0
-    from .families.svm.solvers.path import COMPILED_FROM_N, event_loop_compiled
+#: seconds a process spends loading the compiled loop from numba's cache before its first path of
+#: ``path.COMPILED_FROM_N`` points or more: wahba2d, n = 500, the first compiled path 0.29–0.39 s
+#: against 0.015–0.023 s for the next, in processes that had imported numba (as pricing the sweep
+#: does: ``first_use`` asks ``event_loop_compiled``, 0.2 s the first time); 0.62–0.72 s with
+#: numba's import (three processes each, two Zen 3 cores, 2026-12-02). Workers that start
+#: together load it at the same time, so a sweep pays it once in wall time
+LOOP_LOAD_SECONDS = 0.3
 
-    return LOOP_COMPILE_SECONDS if n >= COMPILED_FROM_N and not event_loop_compiled() else 0.0
+
+def first_use(solver: str, n: int, workers: int = 1) -> tuple[str, float]:
+    """What a sweep on ``workers`` processes does before the path (``solver`` "path") of
+    ``n`` ≥ ``COMPILED_FROM_N`` points can cross its events in the compiled loop, and its seconds:
+    ("compile", ``LOOP_COMPILE_SECONDS``) where numba has not compiled the loop on this
+    installation yet (``path.event_loop_compiled``); else ("load", ``LOOP_LOAD_SECONDS``) in one
+    process that has not loaded it (``path.event_loop_loaded``) or on workers that are not running
+    yet (``grid.workers_running``: running ones are taken to have loaded it); else ("", 0)."""
+    if solver != "path":
+        return "", 0.0
+    from .families.svm.solvers.path import (COMPILED_FROM_N, event_loop_compiled,
+                                            event_loop_loaded)
+    from .grid import workers_running
+
+    if n < COMPILED_FROM_N:
+        return "", 0.0
+    if not event_loop_compiled():
+        return "compile", LOOP_COMPILE_SECONDS
+    loaded = workers_running() if workers > 1 else event_loop_loaded()
+    return ("", 0.0) if loaded else ("load", LOOP_LOAD_SECONDS)
+
+
+def first_use_seconds(solver: str, n: int, workers: int = 1) -> float:
+    """The seconds of ``first_use``."""
+    return first_use(solver, n, workers)[1]
 
 
 def estimate_seconds(spec, n: int) -> float | None:
@@ -437,9 +460,10 @@ def waited_parts(est: Estimate, n_columns: int, n: int,
                  n_jobs: int = 0) -> tuple[float, int, float, float]:
     """What a user waits for the sweep estimated at ``est`` (one process) on ``n`` rows, run with
     ``n_jobs`` (0: ``run_grid``'s default): (its share on the workers, ``on_workers``; the
-    processes; starting them, ``worker_start``; a first compile, ``first_use_seconds``)."""
+    processes; starting them, ``worker_start``; compiling or loading the path's loop first,
+    ``first_use_seconds``)."""
     wall, workers = on_workers(est.total, n_columns, n_jobs)
-    return wall, workers, worker_start(workers), first_use_seconds(est.solver, n)
+    return wall, workers, worker_start(workers), first_use_seconds(est.solver, n, workers)
 
 
 def wall_seconds(spec, n: int, n_jobs: int = 0) -> float | None:

@@ -748,7 +748,8 @@ def test_an_event_from_a_lost_inverse_is_taken_as_after_the_numpy_codes_rebuild(
 def test_the_loop_counts_as_compiled_from_numbas_cache_and_not_from_an_empty_one(tmp_path):
     """``event_loop_compiled``: True once ``compile_event_loop`` ran here, and in a new process
     reading the same numba cache (its index: these sources, this CPU); False in a new process
-    whose numba cache is empty, where the first path of ``COMPILED_FROM_N`` points compiles."""
+    whose numba cache is empty, where the first path of ``COMPILED_FROM_N`` points compiles.
+    ``event_loop_loaded``: False in a new process until its first such path, True after it."""
     import os
     import subprocess
     import sys
@@ -768,6 +769,12 @@ def test_the_loop_counts_as_compiled_from_numbas_cache_and_not_from_an_empty_one
 
     assert answer(dict(os.environ)) == "True"
     assert answer({**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}) == "False"
+    ask = ("from svmcore.families.svm.solvers import path as p; a = p.event_loop_loaded(); "
+           "import numpy as np; from svmcore.kernels import gaussian_gram; n = p.COMPILED_FROM_N; "
+           "X = np.random.default_rng(0).normal(size=(n, 2)); y = np.where(X[:, 0] > 0, 1.0, -1.0); "
+           "p.solve_path(gaussian_gram(X, sigma=1.0), y, np.ones(n), 2.0 ** np.arange(0, -9, -2.0) / n); "
+           "print(a, p.event_loop_loaded())")
+    assert answer(dict(os.environ)) == "False True"
 
 
 def _fresh_rhs(K, y, path):

@@ -287,23 +287,33 @@ def test_the_clis_wall_estimate_is_each_workers_share_plus_their_start(monkeypat
 
 def test_compiling_the_loop_is_priced_for_the_path_from_its_n_until_compiled(monkeypatch):
     """``first_use_seconds``: ``LOOP_COMPILE_SECONDS`` for the path at ``COMPILED_FROM_N`` points
-    or more while numba has not compiled its loop (``path.event_loop_compiled``); 0 below that n,
-    for the pointwise solvers, and once compiled. ``wall_seconds`` adds it (the CLI's question
-    before long work); ``estimate_seconds``, which chooses the workers (``grid.auto_jobs``), not."""
+    or more while numba has not compiled its loop (``path.event_loop_compiled``); once compiled,
+    ``LOOP_LOAD_SECONDS`` while this process has not loaded it (``path.event_loop_loaded``), or
+    on workers that are not running yet; 0 below that n and for the pointwise solvers.
+    ``wall_seconds`` adds it (the CLI's question before long work); ``estimate_seconds``, which
+    chooses the workers (``grid.auto_jobs``), not."""
     from svmcore.families.svm.solvers.path import COMPILED_FROM_N
     from svmcore.spec import DataSpec, make_spec
-    from svmcore.timing import (LOOP_COMPILE_SECONDS, estimate_seconds, first_use_seconds,
-                                wall_seconds)
+    from svmcore.timing import (LOOP_COMPILE_SECONDS, LOOP_LOAD_SECONDS, estimate_seconds,
+                                first_use, first_use_seconds, wall_seconds)
 
     spec = make_spec("svm", data=DataSpec(source="simulation", name="wahba2d"),
                      log2_nlambda="-25:0:1", log2_sigma="-3:3:0.5", solver="path", extend_grid=False)
-    for compiled in (True, False):
-        monkeypatch.setattr("svmcore.families.svm.solvers.path.event_loop_compiled",
-                            lambda c=compiled: c)
-        added = 0.0 if compiled else LOOP_COMPILE_SECONDS
-        assert first_use_seconds("path", COMPILED_FROM_N) == added
+    for compiled, loaded, running in [(False, False, False), (False, True, True), (True, False, False),
+                                      (True, True, False), (True, False, True)]:
+        for name, value in (("svmcore.families.svm.solvers.path.event_loop_compiled", compiled),
+                            ("svmcore.families.svm.solvers.path.event_loop_loaded", loaded),
+                            ("svmcore.grid.workers_running", running)):
+            monkeypatch.setattr(name, lambda v=value: v)
+        here = LOOP_COMPILE_SECONDS if not compiled else 0.0 if loaded else LOOP_LOAD_SECONDS
+        there = LOOP_COMPILE_SECONDS if not compiled else 0.0 if running else LOOP_LOAD_SECONDS
+        assert first_use_seconds("path", COMPILED_FROM_N) == here
+        assert first_use_seconds("path", COMPILED_FROM_N, workers=2) == there
+        assert first_use("path", COMPILED_FROM_N)[0] == ("compile" if not compiled else
+                                                         "" if loaded else "load")
         assert first_use_seconds("path", COMPILED_FROM_N - 1) == 0.0
         assert first_use_seconds("libsvm", 10 * COMPILED_FROM_N) == 0.0
         plain = estimate_seconds(spec, COMPILED_FROM_N)
-        assert wall_seconds(spec, COMPILED_FROM_N, n_jobs=1) == pytest.approx(plain + added)
+        assert wall_seconds(spec, COMPILED_FROM_N, n_jobs=1) == pytest.approx(plain + here)
     assert 30.0 <= LOOP_COMPILE_SECONDS <= 120.0      # measured 44.6–50.9 s on 2 cores (its comment)
+    assert 0.1 <= LOOP_LOAD_SECONDS <= 1.0            # measured 0.29–0.39 s (its comment)

@@ -113,7 +113,7 @@ def test_the_estimate_counts_the_workers_a_long_sweep_runs_on(monkeypatch, reque
     default view, under the bar, keeps its one-process seconds. The build machine's rates are read
     unscaled (this machine's speed factor set to 1): timed in a busy minute the factor once put the
     default view itself over the bar (a clean-clone CI run on a 2-core Zen 3)."""
-    from svmcore.timing import WORKER_START_SECONDS, RateBook, workload
+    from svmcore.timing import LOOP_LOAD_SECONDS, WORKER_START_SECONDS, RateBook, workload
 
     monkeypatch.setattr("svmcore.timing._SPEED", {"path": 1.0, "libsvm": 1.0, "cvxopt": 1.0})
     monkeypatch.setattr("os.cpu_count", lambda: 4)
@@ -132,7 +132,9 @@ def test_the_estimate_counts_the_workers_a_long_sweep_runs_on(monkeypatch, reque
     monkeypatch.setattr("svmcore.grid.workers_running", lambda: False)
     cold = E.estimates(s)
     assert cold["start"] == WORKER_START_SECONDS > 0
-    assert cold["total"] == pytest.approx(one * 4 / 13 + WORKER_START_SECONDS)
+    # new workers also load the path's compiled loop (n = 1000 ≥ path.COMPILED_FROM_N), once
+    assert cold["first_use"] == "load" and cold["compile"] == LOOP_LOAD_SECONDS > 0
+    assert cold["total"] == pytest.approx(one * 4 / 13 + WORKER_START_SECONDS + LOOP_LOAD_SECONDS)
     small = E.estimates(S.settings_from({"n": 200, "log2_nlambda": "-20:8:2", "log2_sigma": "-3:3:1",
                                          "extend_grid": False}))
     assert small["workers"] == 1 and small["total"] == pytest.approx(small["one_process"])
@@ -146,10 +148,11 @@ def test_the_estimate_counts_the_workers_a_long_sweep_runs_on(monkeypatch, reque
 def test_a_new_installation_s_estimate_counts_compiling_the_loop(monkeypatch):
     """Where numba has not compiled the path's loop yet (a new installation), a sweep of
     ``COMPILED_FROM_N`` points or more compiles it first: the estimate adds
-    ``LOOP_COMPILE_SECONDS`` once (not per worker) and the sidebar says so; below that n, and once
-    compiled, nothing is added."""
+    ``LOOP_COMPILE_SECONDS`` once (not per worker) and the sidebar says so; once compiled, a
+    process that has not loaded it yet adds ``LOOP_LOAD_SECONDS``; below that n, and once
+    loaded, nothing is added."""
     from svmcore.families.svm.solvers.path import COMPILED_FROM_N
-    from svmcore.timing import LOOP_COMPILE_SECONDS
+    from svmcore.timing import LOOP_COMPILE_SECONDS, LOOP_LOAD_SECONDS
 
     monkeypatch.setattr("svmcore.grid.workers_running", lambda: True)
     s = S.settings_from({"n": COMPILED_FROM_N, "log2_nlambda": "-25:0:1", "log2_sigma": "-3:3:0.5",
@@ -157,8 +160,17 @@ def test_a_new_installation_s_estimate_counts_compiling_the_loop(monkeypatch):
     small = S.settings_from({"n": COMPILED_FROM_N // 2, "log2_nlambda": "-25:0:1",
                              "log2_sigma": "-3:3:0.5", "extend_grid": False})
     monkeypatch.setattr("svmcore.families.svm.solvers.path.event_loop_compiled", lambda: True)
+    monkeypatch.setattr("svmcore.families.svm.solvers.path.event_loop_loaded", lambda: True)
     warm, warm_small = E.estimates(s), E.estimates(small)
     assert warm["compile"] == 0.0 and warm_small["compile"] == 0.0
+    # compiled, not yet loaded in the processes that will run it (this one, or new workers: the
+    # machine's speed decides which)
+    monkeypatch.setattr("svmcore.families.svm.solvers.path.event_loop_loaded", lambda: False)
+    monkeypatch.setattr("svmcore.grid.workers_running", lambda: False)
+    first = E.estimates(s)
+    assert first["first_use"] == "load" and first["compile"] == LOOP_LOAD_SECONDS
+    assert first["total"] == pytest.approx(warm["total"] + first["start"] + LOOP_LOAD_SECONDS)
+    monkeypatch.setattr("svmcore.grid.workers_running", lambda: True)
     monkeypatch.setattr("svmcore.families.svm.solvers.path.event_loop_compiled", lambda: False)
     cold, cold_small = E.estimates(s), E.estimates(small)
     assert cold["compile"] == LOOP_COMPILE_SECONDS > 0

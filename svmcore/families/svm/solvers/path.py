@@ -1427,6 +1427,16 @@ def _first_use_kernels() -> tuple:
     return ev.run_events, ev.support_products, ev.kept_runs, ev.rates, ev.row_products, ev.pack_runs
 
 
+def event_loop_loaded() -> bool:
+    """Whether this process has loaded (or compiled) the compiled loop and its products
+    (``_events.run_events``, ``support_products``), which every path of ``COMPILED_FROM_N``
+    points or more calls: its next such path pays no load for them. (The passes over runs of a
+    narrow kernel, from ``locality.MIN_POINTS`` points, load on their own first use.)"""
+    from . import _events as ev
+
+    return bool(ev.run_events.signatures and ev.support_products.signatures)
+
+
 def event_loop_compiled() -> bool:
     """Whether a path of ``COMPILED_FROM_N`` points or more runs without compiling first: each of
     its compiled functions is loaded in this process, or numba's cache holds it for these sources
