@@ -153,7 +153,7 @@ def _solve_on_path(K, y, upper, lams: list, point_order, start) -> list:
     if not below:
         return solve_path(K, y, upper, lams, point_order=point_order)
     out = [None] * len(lams)
-    above = [k for k in range(len(lams)) if k not in set(below)]
+    above = sorted(set(range(len(lams))) - set(below))
     if above:
         for k, sol in zip(above, solve_path(K, y, upper, [lams[k] for k in above],
                                             point_order=point_order)):
