@@ -158,3 +158,27 @@ def test_growth_toward_small_lambda_carries_each_column_on(monkeypatch):
     plain = sweep(d, grid, criteria=crit, **costs)
     _check(res, plain)
     np.testing.assert_allclose(res.table["cv_hinge"], plain.table["cv_hinge"], rtol=1e-9)
+
+
+def test_a_carried_path_answers_lambdas_on_both_sides_of_its_start_in_their_order():
+    """``solve_lambdas`` with a start and λ on both sides of it (a growth step at both λ edges):
+    the λ above come from a path of their own, those below from the path carried on, each in its
+    place, and every answer agrees with the whole path's to its KKT tolerance (objectives within
+    the duality gap, as above)."""
+    from svmcore.families.svm.fit import path_end, solve_lambdas
+    from svmcore.kernels import gaussian_gram
+
+    d = make_wahba2d(120, 2)
+    y, n = d.y, 120
+    upper = np.ones(n)
+    K = gaussian_gram(d.X, sigma=0.5)
+    base = list(2.0 ** np.arange(-8.0, 1.0, 2.0) / n)
+    end = path_end(base, solve_lambdas(K, y, upper, base))
+    asked = list(2.0 ** np.array([-14.0, 4.0, -10.0, 2.0, -12.0]) / n)    # in no order
+    got = solve_lambdas(K, y, upper, asked, start=end)
+    whole = solve_lambdas(K, y, upper, asked)
+    assert [g.lam for g in got] == asked
+    assert got[0].info["start"] == "given" and got[1].info["start"] != "given"
+    for g, w in zip(got, whole):
+        gap = np.mean(upper) * (g.kkt_residual + w.kkt_residual) + 1e-12
+        assert abs(_objective(K, y, upper, g) - _objective(K, y, upper, w)) <= gap
