@@ -25,6 +25,11 @@ the workers' start (spawn, and imports: scikit-learn's alone is about 1 s a work
 then times K more grids on the same workers, still running, as the app's later sweeps find them
 (loky's reusable executor keeps them ``grid.WORKER_IDLE_SECONDS``).
 
+``--threads K`` also times the σ columns on K threads of this process, as ``grid.run_grid`` runs
+the path's columns from ``COMPILED_FROM_N`` points (``SVMFamily.columns_in_threads``: the compiled
+loop and BLAS release the GIL), BLAS on one thread: nothing to start, one Gram matrix per thread,
+the whole process's peak memory. LIBSVM's fits are timed before and after it.
+
 ``--ab`` times the one-process grid twice more for each n, alternated in the same process: with
 the path's compiled event loop off (numpy code only) and on for every column (``COMPILED_FROM_N``
 set to 10⁹ and to 0), and prints their ratio (the loop loaded first, as below).
@@ -39,7 +44,7 @@ imported and warmed before the LIBSVM fits are timed; that once-per-process cost
 apart.
 
 Usage: python bench/scale.py [--sizes 500,2000,5000] [--big] [--seed 0] [--verbose] [--jobs 2]
-       [--running 2] [--workers-only] [--ab] [--locality-ab]
+       [--running 2] [--workers-only] [--threads 2] [--ab] [--locality-ab]
        (--big adds n = 10,000; --workers-only skips the one-process grid)
 """
 from __future__ import annotations
@@ -134,6 +139,25 @@ def parallel_grid(X, y, jobs, verbose=False):
             sum(o[3] for o in out))
 
 
+def threaded_grid(X, y, threads, verbose=False):
+    """Seconds for the paper grid with the σ columns on ``threads`` threads of this process
+    (smallest σ first, as ``grid._on_threads`` submits them), the events, the largest KKT
+    residual, the process's peak RSS (MiB) and the sum of the columns' own seconds."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from threadpoolctl import threadpool_limits
+
+    t = time.perf_counter()
+    with threadpool_limits(limits=1, user_api="blas"), ThreadPoolExecutor(threads) as pool:
+        out = list(pool.map(lambda ls: _column(X, y, ls), LOG2_SIGMA))
+    sec = time.perf_counter() - t
+    if verbose:
+        for ls, o in zip(LOG2_SIGMA, out):
+            print(f"  log2 σ = {ls:4.1f}: {o[3]:8.2f} s on its thread, {o[0]} events", flush=True)
+    return (sec, sum(o[0] for o in out), max(o[1] for o in out), max(o[2] for o in out),
+            sum(o[3] for o in out))
+
+
 def compiled_ab(X, y, verbose=False):
     """The one-process grid with the compiled loop off, then on (``COMPILED_FROM_N`` 10⁹, 0):
     ((seconds, events, largest KKT residual) off, the same on)."""
@@ -185,6 +209,8 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--verbose", action="store_true", help="print each σ column's progress")
     ap.add_argument("--jobs", type=int, default=1, help="also time the columns on this many workers")
+    ap.add_argument("--threads", type=int, default=0, metavar="K",
+                    help="also time the columns on K threads of this process")
     ap.add_argument("--ab", action="store_true",
                     help="also the one-process grid with the compiled loop off and on")
     ap.add_argument("--locality-ab", action="store_true",
@@ -215,6 +241,13 @@ def main(argv=None):
             lib = float(np.median(fits))
             rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
             _row(n, t, cells * lib, events, worst, rss, app_estimate(n, args.seed))
+        if args.threads > 1:
+            tp, ev, w, rss, cols = threaded_grid(data.X, data.y, args.threads, args.verbose)
+            fits += list(central_fits(data.X, data.y))
+            lib = float(np.median(fits))
+            _row(n, tp, cells * lib, ev, w, rss, app_estimate(n, args.seed, args.threads),
+                 f"({args.threads} threads of this process, wall; LIBSVM timed before and after; "
+                 f"the columns' own seconds add up to {cols:.1f} s)")
         if args.ab:
             (t0, ev0, w0), (t1, ev1, w1) = compiled_ab(data.X, data.y, args.verbose)
             print(f"{n:6d} numpy only {t0:.2f} s ({ev0} events, max KKT {w0:.1e}); compiled loop "

@@ -49,7 +49,8 @@ def training_rows(s: dict, upload_table=None) -> int:
 def estimates(s: dict, upload_table=None, upload_error: str | None = None) -> dict:
     """Grid size, n, and estimated wall seconds (total; most, with one growth step; CV and LOO
     extras) of the settings, from the measured rates (``svmcore.timing.sweep_estimate``), on the
-    ``workers`` processes the sweep will run on (``svmcore.timing.on_workers``), with ``start``
+    ``workers`` processes (or threads of the server's process, ``threads``:
+    ``ModelFamily.columns_in_threads``) the sweep will run on (``svmcore.timing.on_workers``), with ``start``
     seconds of it starting them (``svmcore.timing.worker_start``: 0 while they are up) and
     ``compile`` seconds compiling the path's loop on a new installation, or loading it in a process
     that has not yet (``first_use`` says which: "compile", "load" or "";
@@ -58,7 +59,7 @@ def estimates(s: dict, upload_table=None, upload_error: str | None = None) -> di
     from svmcore.timing import first_use, on_workers, sweep_estimate, waited_parts
 
     out = {"points": 0, "n": 0, "total": None, "most": None, "cv": None, "loo": None, "source": "",
-           "problem": "", "workers": 1, "start": 0.0, "compile": 0.0, "first_use": "",
+           "problem": "", "workers": 1, "start": 0.0, "compile": 0.0, "first_use": "", "threads": False,
            "one_process": None}
     if s["source"] == "upload" and (upload_table is None or upload_error):
         out["problem"] = "upload a readable CSV file first"
@@ -86,15 +87,17 @@ def estimates(s: dict, upload_table=None, upload_error: str | None = None) -> di
     every = sweep_estimate(replace(spec, criteria=tuple(dict.fromkeys(tuple(spec.criteria) + ("cv", "loo")))),
                            n, rate_book())
     cols = spec.grid.log2_sigma.count
+    threads = spec.family.columns_in_threads(spec, n)
     if every is not None:
-        share = _share(on_workers(every.total, cols)[0], every.total)
+        share = _share(on_workers(every.total, cols, 0, threads)[0], every.total)
         out.update(cv=_times(every.cv, share), loo=_times(every.loo, share), source=_source(every.solver))
     if est is not None:
-        wall, workers, start, compile_ = waited_parts(est, cols, n)
+        wall, workers, start, compile_ = waited_parts(est, cols, n, 0, threads)
         most = _times(est.most, _share(wall, est.total))
         out.update(total=wall + start + compile_, most=None if most is None else most + start + compile_,
                    workers=workers, start=start, compile=compile_, one_process=est.total,
-                   first_use=first_use(est.solver, n, workers)[0], source=_source(est.solver))
+                   first_use=first_use(est.solver, n, workers, threads)[0], threads=threads,
+                   source=_source(est.solver))
     return out
 
 

@@ -351,7 +351,8 @@ def _run_controls() -> None:
     else:
         grows = (f", {_fmt_s(est['most'])} if the grid grows once" if est["most"] is not None
                  and est["total"] is not None and est["most"] > est["total"] else "")
-        on = f" on {est['workers']} worker processes" if est["workers"] > 1 else ""
+        what = "threads" if est["threads"] else "worker processes"
+        on = f" on {est['workers']} {what}" if est["workers"] > 1 else ""
         if est["start"]:
             on += f" ({_fmt_s(est['start'])} of it starting them)"
         if est["compile"] and est["first_use"] == "compile":

@@ -8,6 +8,7 @@ column's smallest carry on from where its fits stopped (``ColumnEnds``), for a f
 """
 from __future__ import annotations
 
+import functools
 import math
 import time
 from dataclasses import dataclass, field, replace
@@ -253,13 +254,14 @@ def workers_running() -> bool:
     return at is not None and time.monotonic() - at < WORKER_IDLE_SECONDS
 
 
-def _run_columns(spec, data, test, sqdist, tasks, n_jobs, progress, cancel):
+def _run_columns(spec, data, test, sqdist, tasks, n_jobs, progress, cancel, threads=False):
     """Rows of each (log2_sigma, log2_nlambda values, start) task, in task order, and each task's
-    end (``ModelFamily.column_with_end``); progress(done, total) after each task."""
-    out: dict[int, tuple] = {}
+    end (``ModelFamily.column_with_end``); progress(done, total) after each task. With more than
+    one job the tasks run on threads of this process (``threads``) or on worker processes."""
     total = len(tasks)
-    jobs = workers_for(n_jobs, len(tasks))
+    jobs = workers_for(n_jobs, total)
     if jobs == 1:
+        out = {}
         for k, task in enumerate(tasks):
             if cancel is not None and cancel():
                 raise Cancelled()
@@ -268,30 +270,79 @@ def _run_columns(spec, data, test, sqdist, tasks, n_jobs, progress, cancel):
             if progress:
                 progress(k + 1, total)
     else:
-        from joblib import Parallel, delayed, parallel_config
+        run = _on_threads if threads else _on_processes
+        out = run([(k, spec, data, test, sqdist, *task) for k, task in enumerate(tasks)], jobs,
+                  progress, cancel)
+    return [r for k in range(total) for r in out[k][0]], [out[k][1] for k in range(total)]
 
-        from .signals import exit_with_parent
 
-        with parallel_config(backend="loky", initializer=exit_with_parent):  # workers end with us
-            par = Parallel(n_jobs=jobs, return_as="generator_unordered")
-        gen = par(delayed(_indexed)(k, spec, data, test, sqdist, *task)
-                  for k, task in enumerate(tasks))
-        _workers_seen["at"], finished = math.inf, False
+def _on_processes(calls, jobs, progress, cancel) -> dict:
+    """{k: ``_columns_task``'s result} of each call (k, its arguments…) on ``jobs`` loky worker
+    processes (reused by later sweeps; stopped on a cancel or a failure)."""
+    from joblib import Parallel, delayed, parallel_config
+
+    from .signals import exit_with_parent
+
+    with parallel_config(backend="loky", initializer=exit_with_parent):  # workers end with us
+        par = Parallel(n_jobs=jobs, return_as="generator_unordered")
+    gen = par(delayed(_indexed)(*call) for call in calls)
+    out: dict = {}
+    _workers_seen["at"], finished = math.inf, False
+    try:
+        for i, (k, result) in enumerate(gen):
+            out[k] = result
+            if progress:
+                progress(i + 1, len(calls))
+            if cancel is not None and cancel():
+                raise Cancelled()
+        finished = True
+    finally:
+        gen.close()      # unfinished (a cancel, a failure): joblib kills the busy workers
+        if finished:
+            _workers_seen["at"] = time.monotonic()
+        else:
+            _workers_seen.pop("at", None)
+    return out
+
+
+def _on_threads(calls, jobs, progress, cancel) -> dict:
+    """{k: ``_columns_task``'s result} of each call (k, its arguments…) on ``jobs`` threads of this
+    process, BLAS on one thread each (``ModelFamily.columns_in_threads``: the columns' work
+    releases the GIL). Nothing is started or copied: the threads share the data and the kernel's
+    distances, and each holds its own Gram matrix. A cancel, a failure or an interrupt stops the
+    running columns at their next poll (``cancel.check``) before this returns."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor, as_completed
+
+    from threadpoolctl import threadpool_limits
+
+    stop = threading.Event()
+
+    def stopped() -> bool:
+        return stop.is_set() or (cancel is not None and cancel())
+
+    def one(k, *args):
+        if stopped():
+            raise Cancelled()
+        with cancellable(stopped):
+            return k, _columns_task(*args)
+
+    out: dict = {}
+    with threadpool_limits(limits=1, user_api="blas"):
+        pool = ThreadPoolExecutor(jobs, thread_name_prefix="svmcore-column")
         try:
-            for i, (k, result) in enumerate(gen):
+            futures = [pool.submit(one, *call) for call in calls]
+            for i, future in enumerate(as_completed(futures)):
+                k, result = future.result()
                 out[k] = result
                 if progress:
-                    progress(i + 1, total)
+                    progress(i + 1, len(calls))
                 if cancel is not None and cancel():
                     raise Cancelled()
-            finished = True
         finally:
-            gen.close()      # unfinished (a cancel, a failure): joblib kills the busy workers
-            if finished:
-                _workers_seen["at"] = time.monotonic()
-            else:
-                _workers_seen.pop("at", None)
-    return [r for k in range(total) for r in out[k][0]], [out[k][1] for k in range(total)]
+            stop.set()
+            pool.shutdown(wait=True, cancel_futures=True)
+    return out
 
 
 def workers_for(n_jobs: int | None, n_tasks: int) -> int:
@@ -313,6 +364,17 @@ def _indexed(k, *args):
 PARALLEL_FROM_SECONDS = 1.0
 
 
+def _auto_jobs_for(spec, n: int, threads: bool) -> int:
+    """``run_grid``'s jobs when none are given: on threads one per σ column up to the cores (they
+    cost nothing to start), else ``auto_jobs`` from the estimate in one process."""
+    if threads:
+        return clamp_jobs(0, spec.grid.log2_sigma.count)
+    from .timing import estimate_seconds      # one process, from the measured rates
+
+    heavy = any(spec.family.criterion(c).heavy for c in spec.criteria)
+    return auto_jobs(n, spec.grid.log2_sigma.count, heavy, estimate_seconds(spec, n))
+
+
 def auto_jobs(n: int, n_columns: int, heavy_refits: bool = False,
               estimate: float | None = None) -> int:
     """Workers for the σ columns: all cores (one per column at most) when the columns are heavy
@@ -332,7 +394,8 @@ def auto_jobs(n: int, n_columns: int, heavy_refits: bool = False,
 
 def run_grid(spec: RunSpec, data: Dataset, test: Dataset | None = None, *,
              progress: Callable[[int, int], None] | None = None,
-             cancel: Callable[[], bool] | None = None, n_jobs: int | None = 0) -> GridResult:
+             cancel: Callable[[], bool] | None = None, n_jobs: int | None = 0,
+             threads: bool | None = None) -> GridResult:
     """Fit the spec's model family over its grid and compute every requested criterion.
 
     Parameters
@@ -341,7 +404,9 @@ def run_grid(spec: RunSpec, data: Dataset, test: Dataset | None = None, *,
     data, test : the training Dataset and an optional held-out one.
     progress : called as progress(columns_done, columns_total) after each σ column.
     cancel : polled between columns; when it returns True, :class:`Cancelled` is raised.
-    n_jobs : worker processes for the σ columns (0 or None: ``auto_jobs``; clamped to the cores).
+    n_jobs : parallel σ columns (0 or None: ``auto_jobs``; clamped to the cores).
+    threads : run them on threads of this process instead of worker processes (None: where the
+        family says its columns release the GIL, ``ModelFamily.columns_in_threads``).
 
     Returns
     -------
@@ -353,22 +418,21 @@ def run_grid(spec: RunSpec, data: Dataset, test: Dataset | None = None, *,
     weights = spec.weights(data.y)
     sqdist = KERNELS[spec.kernel].distances(data.X)
     lam_ax, sig_ax = spec.grid.log2_nlambda, spec.grid.log2_sigma
+    threads = spec.family.columns_in_threads(spec, data.n) if threads is None else bool(threads)
     if not n_jobs:
-        from .timing import estimate_seconds      # one process, from the measured rates
-
-        heavy = any(spec.family.criterion(c).heavy for c in spec.criteria)
-        n_jobs = auto_jobs(data.n, sig_ax.count, heavy, estimate_seconds(spec, data.n))
+        n_jobs = _auto_jobs_for(spec, data.n, threads)
     tasks = [(float(ls), lam_ax.values(), None) for ls in sig_ax.values()]
     workers = workers_for(n_jobs, len(tasks))
     if progress:
         progress(0, len(tasks))
-    rows, ends = _run_columns(spec, data, test, sqdist, tasks, n_jobs, progress, cancel)
+    run = functools.partial(_run_columns, threads=threads)
+    rows, ends = run(spec, data, test, sqdist, tasks, n_jobs, progress, cancel)
     notes: list[str] = []
     if spec.extend_grid:
         lows = ColumnEnds()
         lows.add(tasks, ends)
         rows, spec = _extend(spec, data, test, weights, sqdist, rows, lows, n_jobs, progress, cancel,
-                             notes)
+                             notes, run)
     table = _tidy(rows, spec)
     res = GridResult(table, spec, time.perf_counter() - t0, weights, notes, workers)
     notes.extend(edge_warnings(res))
@@ -436,7 +500,8 @@ class ColumnEnds:
         return self.lowest.get(log2_sigma, (None, None))[1]
 
 
-def _extend(spec, data, test, weights, sqdist, rows, lows, n_jobs, progress, cancel, notes):
+def _extend(spec, data, test, weights, sqdist, rows, lows, n_jobs, progress, cancel, notes,
+            run=_run_columns):
     """Grow the axes in their own step until no pick is on an edge that can still move. A criterion
     whose minimum one step of growth lowered by less than ``FLAT_RTOL`` (relative) is flat toward
     that edge: it stops driving the growth, with a note, instead of pushing to the hard limit.
@@ -465,7 +530,8 @@ def _extend(spec, data, test, weights, sqdist, rows, lows, n_jobs, progress, can
         if grown.size > MAX_GRID_POINTS:
             notes.append(f"the grid stopped growing at {spec.grid.size} points (cap {MAX_GRID_POINTS})")
             return rows, spec
-        rows = rows + _new_points(spec, grown, data, test, sqdist, lows, n_jobs, progress, cancel)
+        rows = rows + _new_points(spec, grown, data, test, sqdist, lows, n_jobs, progress, cancel,
+                                  run)
         spec = spec.with_grid(grown)
     return rows, spec
 
@@ -493,7 +559,7 @@ def _grown_grid(grid: GridSpec, edges: set) -> GridSpec | None:
     return GridSpec(new_lam, new_sig)
 
 
-def _new_points(spec, grown, data, test, sqdist, lows, n_jobs, progress, cancel):
+def _new_points(spec, grown, data, test, sqdist, lows, n_jobs, progress, cancel, run=_run_columns):
     """Rows of the grid points in ``grown`` that ``spec.grid`` lacks (new λ in old columns, carried
     on from where each column stopped; whole new σ columns); ``lows`` is brought up to date."""
     old_l, old_s = set(spec.grid.log2_nlambda.values()), set(spec.grid.log2_sigma.values())
@@ -506,8 +572,7 @@ def _new_points(spec, grown, data, test, sqdist, lows, n_jobs, progress, cancel)
                 tasks.append((float(ls), new_l, lows.start(float(ls))))
         else:
             tasks.append((float(ls), all_l, None))
-    rows, ends = _run_columns(spec.with_grid(grown), data, test, sqdist, tasks, n_jobs, progress,
-                              cancel)
+    rows, ends = run(spec.with_grid(grown), data, test, sqdist, tasks, n_jobs, progress, cancel)
     lows.add(tasks, ends)
     return rows
 

@@ -371,21 +371,27 @@ def soft_workload(criteria: Sequence[str]) -> str:
     return "insample" if not criteria or "gacv" in criteria else "no_traces"
 
 
-def on_workers(seconds: float | None, n_columns: int, n_jobs: int = 0) -> tuple[float | None, int]:
+def on_workers(seconds: float | None, n_columns: int, n_jobs: int = 0,
+               threads: bool = False) -> tuple[float | None, int]:
     """Wall seconds of a sweep estimated at ``seconds`` in one process, run as ``run_grid`` runs it
-    with ``n_jobs`` (0: its default), and the processes it runs on.
+    with ``n_jobs`` (0: its default), and the processes (or threads) it runs on.
 
     ``grid.auto_jobs`` starts workers from ``grid.PARALLEL_FROM_SECONDS`` on, one per σ column up to
-    the cores; each then runs ceil(columns / workers) columns. Starting them is not counted here
-    (``worker_start``: they stay up between sweeps). (AMD EPYC, 2 cores, running workers: the
-    n = 1000 paper grid took 2.33 s against 5.41 s estimated in one process; this gives 2.91 s.)
+    the cores; on threads (``threads``: ``ModelFamily.columns_in_threads``) there is one per
+    column up to the cores whatever the estimate. Each then runs ceil(columns / workers) columns.
+    Starting them is not counted here (``worker_start``: they stay up between sweeps). (AMD EPYC,
+    2 cores, running workers: the n = 1000 paper grid took 2.33 s against 5.41 s estimated in one
+    process; this gives 2.91 s.)
     """
     from .grid import auto_jobs
     from .spec import clamp_jobs
 
     if seconds is None:
         return None, 1
-    workers = clamp_jobs(n_jobs, n_columns) if n_jobs else auto_jobs(0, n_columns, estimate=seconds)
+    if n_jobs or threads:
+        workers = clamp_jobs(n_jobs, n_columns)
+    else:
+        workers = auto_jobs(0, n_columns, estimate=seconds)
     return seconds * math.ceil(n_columns / workers) / n_columns, workers
 
 
@@ -398,13 +404,13 @@ def on_workers(seconds: float | None, n_columns: int, n_jobs: int = 0) -> tuple[
 WORKER_START_SECONDS = 1.0
 
 
-def worker_start(workers: int) -> float:
+def worker_start(workers: int, threads: bool = False) -> float:
     """Seconds a sweep on ``workers`` processes spends starting them: ``WORKER_START_SECONDS`` when
-    it runs on workers (``workers`` > 1) and no earlier sweep's are still up
-    (``grid.workers_running``); else 0."""
+    it runs on worker processes (``workers`` > 1, not ``threads``) and no earlier sweep's are
+    still up (``grid.workers_running``); else 0."""
     from .grid import workers_running
 
-    return WORKER_START_SECONDS if workers > 1 and not workers_running() else 0.0
+    return WORKER_START_SECONDS if workers > 1 and not threads and not workers_running() else 0.0
 
 
 #: seconds a new installation's first path of ``path.COMPILED_FROM_N`` points or more spends
@@ -423,13 +429,14 @@ LOOP_COMPILE_SECONDS = 50.0
 LOOP_LOAD_SECONDS = 0.3
 
 
-def first_use(solver: str, n: int, workers: int = 1) -> tuple[str, float]:
-    """What a sweep on ``workers`` processes does before the path (``solver`` "path") of
-    ``n`` ≥ ``COMPILED_FROM_N`` points can cross its events in the compiled loop, and its seconds:
-    ("compile", ``LOOP_COMPILE_SECONDS``) where numba has not compiled the loop on this
-    installation yet (``path.event_loop_compiled``); else ("load", ``LOOP_LOAD_SECONDS``) in one
-    process that has not loaded it (``path.event_loop_loaded``) or on workers that are not running
-    yet (``grid.workers_running``: running ones are taken to have loaded it); else ("", 0)."""
+def first_use(solver: str, n: int, workers: int = 1, threads: bool = False) -> tuple[str, float]:
+    """What a sweep on ``workers`` processes (or threads) does before the path (``solver``
+    "path") of ``n`` ≥ ``COMPILED_FROM_N`` points can cross its events in the compiled loop, and
+    its seconds: ("compile", ``LOOP_COMPILE_SECONDS``) where numba has not compiled the loop on
+    this installation yet (``path.event_loop_compiled``); else ("load", ``LOOP_LOAD_SECONDS``) in
+    this process, on one or on ``threads``, when it has not loaded it (``path.event_loop_loaded``),
+    or on worker processes that are not running yet (``grid.workers_running``: running ones are
+    taken to have loaded it); else ("", 0)."""
     if solver != "path":
         return "", 0.0
     from .families.svm.solvers.path import (COMPILED_FROM_N, event_loop_compiled,
@@ -440,13 +447,13 @@ def first_use(solver: str, n: int, workers: int = 1) -> tuple[str, float]:
         return "", 0.0
     if not event_loop_compiled():
         return "compile", LOOP_COMPILE_SECONDS
-    loaded = workers_running() if workers > 1 else event_loop_loaded()
+    loaded = workers_running() if workers > 1 and not threads else event_loop_loaded()
     return ("", 0.0) if loaded else ("load", LOOP_LOAD_SECONDS)
 
 
-def first_use_seconds(solver: str, n: int, workers: int = 1) -> float:
+def first_use_seconds(solver: str, n: int, workers: int = 1, threads: bool = False) -> float:
     """The seconds of ``first_use``."""
-    return first_use(solver, n, workers)[1]
+    return first_use(solver, n, workers, threads)[1]
 
 
 def estimate_seconds(spec, n: int) -> float | None:
@@ -456,14 +463,15 @@ def estimate_seconds(spec, n: int) -> float | None:
     return None if est is None else est.total
 
 
-def waited_parts(est: Estimate, n_columns: int, n: int,
-                 n_jobs: int = 0) -> tuple[float, int, float, float]:
+def waited_parts(est: Estimate, n_columns: int, n: int, n_jobs: int = 0,
+                 threads: bool = False) -> tuple[float, int, float, float]:
     """What a user waits for the sweep estimated at ``est`` (one process) on ``n`` rows, run with
-    ``n_jobs`` (0: ``run_grid``'s default): (its share on the workers, ``on_workers``; the
-    processes; starting them, ``worker_start``; compiling or loading the path's loop first,
-    ``first_use_seconds``)."""
-    wall, workers = on_workers(est.total, n_columns, n_jobs)
-    return wall, workers, worker_start(workers), first_use_seconds(est.solver, n, workers)
+    ``n_jobs`` (0: ``run_grid``'s default) on worker processes or ``threads``: (its share on the
+    workers, ``on_workers``; the processes or threads; starting them, ``worker_start``;
+    compiling or loading the path's loop first, ``first_use_seconds``)."""
+    wall, workers = on_workers(est.total, n_columns, n_jobs, threads)
+    return (wall, workers, worker_start(workers, threads),
+            first_use_seconds(est.solver, n, workers, threads))
 
 
 def wall_seconds(spec, n: int, n_jobs: int = 0) -> float | None:
@@ -476,7 +484,8 @@ def wall_seconds(spec, n: int, n_jobs: int = 0) -> float | None:
     est = sweep_estimate(spec, n)
     if est is None:
         return None
-    wall, _, start, compile_ = waited_parts(est, spec.grid.log2_sigma.count, n, n_jobs)
+    wall, _, start, compile_ = waited_parts(est, spec.grid.log2_sigma.count, n, n_jobs,
+                                            spec.family.columns_in_threads(spec, n))
     return wall + start + compile_
 
 

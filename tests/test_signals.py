@@ -104,3 +104,36 @@ def test_sigkill_workers_end_with_their_parent(tmp_path, command):
     assert alive == [], f"{len(alive)} workers outlived a SIGKILLed parent by 10 s"
     print(f"{command} SIGKILL: workers gone {secs:.1f} s after the parent")
     assert [f.name for f in tmp_path.iterdir() if not f.name.startswith(".")] == []
+
+
+# from path.COMPILED_FROM_N points (LOO's paths of n − 1 included) the σ columns run on threads
+THREADED = ["sweep", "--dataset", "wahba2d", "--n", "600", "--log2-nlambda=-12:4:0.5",
+            "--log2-sigma=-3:3:0.25", "--criteria", "gacv,xa,loo", "--jobs", "2", "--quiet"]
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_sigterm_and_sigint_stop_a_sweep_on_threads_and_write_nothing(tmp_path, sig):
+    """The columns on threads of one process (``grid._on_threads``): the signal's interrupt stops
+    the running columns at their next poll, the command ends with 130 within seconds, and
+    nothing is written."""
+    out = tmp_path / "r.csv"
+    p = subprocess.Popen([sys.executable, "-m", "svmcore", *THREADED, "--out", str(out)],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=ENV,
+                         preexec_fn=_sigint_as_at_a_terminal)
+    proc = psutil.Process(p.pid)
+    deadline = time.time() + 90
+    while time.time() < deadline and p.poll() is None:      # started up, both threads computing
+        names = {t.id for t in proc.threads()}
+        if sum(proc.cpu_times()[:2]) > 8.0 and len(names) > 2:
+            break
+        time.sleep(0.2)
+    assert p.poll() is None, p.stderr.read()
+    assert not [c for c in proc.children(recursive=True) if "LokyProcess" in " ".join(c.cmdline())]
+    t = time.perf_counter()
+    p.send_signal(sig)
+    p.wait(timeout=30)
+    secs = time.perf_counter() - t
+    err = p.stderr.read()
+    assert p.returncode == 130 and "interrupted" in err, err
+    print(f"threads {signal.Signals(sig).name}: ended {secs:.1f} s after the signal")
+    assert secs < 10 and list(tmp_path.iterdir()) == []

@@ -229,3 +229,54 @@ def test_cancel_is_polled_inside_a_column(monkeypatch, solver):
     inside = "_solve_path" if solver == "path" else "solve_lambdas"
     assert inside not in where[0] and inside in where[1]
     assert cancel_mod._CALLBACK.get() is None   # the callback does not outlive the sweep
+
+
+def test_columns_on_threads_equal_one_column_after_another():
+    """``run_grid(threads=True)``: the σ columns on two threads of this process give the table of
+    one process bit for bit (grid growth and CV folds carried on included), report every column's
+    progress, and a cancel stops the running columns (the solvers poll it) before it returns."""
+    import threading
+
+    from svmcore.cancel import Cancelled
+    from svmcore.grid import run_grid
+    from svmcore.spec import make_spec
+
+    d = make_wahba2d(80, seed=4)
+    spec = make_spec("svm", data={"source": "inline", "name": "w"}, log2_nlambda="-8:0:2",
+                     log2_sigma="-1:1:1", criteria=["gacv", "xa", "cv", "misclass"], cost_b=2.0,
+                     extend_grid=True)
+    serial = run_grid(spec, d, n_jobs=1)
+    seen = []
+    par = run_grid(spec, d, n_jobs=2, threads=True, progress=lambda a, b: seen.append((a, b)))
+    assert par.workers == 2 and par.spec.grid == serial.spec.grid
+    cols = ["gacv", "xa", "cv_hinge", "cv_error", "misclass", "kkt_residual"]
+    pd.testing.assert_frame_equal(serial.table[cols], par.table[cols], check_exact=True)
+    assert seen[0] == (0, 3) and (3, 3) in seen
+    names = []
+
+    def cancel():
+        names.append(threading.current_thread().name)
+        return len(names) > 3
+
+    with pytest.raises(Cancelled):
+        run_grid(spec, d, n_jobs=2, threads=True, cancel=cancel)
+    assert any(n.startswith("svmcore-column") for n in names)    # polled inside the columns
+    assert not [t for t in threading.enumerate() if t.name.startswith("svmcore-column")]
+
+
+def test_the_path_runs_its_columns_on_threads_where_its_loop_is_compiled():
+    """``SVMFamily.columns_in_threads``: from ``COMPILED_FROM_N`` points, counting the CV folds'
+    and LOO's smaller paths; never for the pointwise solvers."""
+    from svmcore.families.svm.solvers.path import COMPILED_FROM_N as N
+    from svmcore.spec import make_spec
+
+    def spec(**kw):
+        return make_spec("svm", data={"source": "inline", "name": "w"}, **kw)
+
+    fam = spec().family
+    assert fam.columns_in_threads(spec(), N) and not fam.columns_in_threads(spec(), N - 1)
+    assert not fam.columns_in_threads(spec(solver="libsvm"), 10 * N)
+    five = spec(criteria=["gacv", "cv"], cv_folds=5)
+    assert fam.columns_in_threads(five, N * 5 // 4) and not fam.columns_in_threads(five, N * 5 // 4 - 1)
+    assert not fam.columns_in_threads(spec(criteria=["loo"]), N)
+    assert fam.columns_in_threads(spec(criteria=["loo"]), N + 1)

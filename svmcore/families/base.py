@@ -213,6 +213,12 @@ class ModelFamily(ABC):
         for one bad λ (recorded in the row's ``fit_error``)."""
         raise NotImplementedError(f"{self.name} does not sweep (λ, σ)")
 
+    def columns_in_threads(self, spec: "RunSpec", n: int) -> bool:
+        """Whether the σ columns of ``spec`` on ``n`` rows may run on threads of one process
+        (``grid.run_grid``) instead of worker processes: their work spends little time holding
+        Python's GIL (compiled loops, BLAS and LAPACK). False (the default): processes."""
+        return False
+
     def column_with_end(self, col: Column) -> tuple[list[dict], Any]:
         """``column(col)``'s rows and where the column's fits stopped, which a later run of the
         same σ column toward smaller λ (grid growth) gets as ``col.start`` to carry on from

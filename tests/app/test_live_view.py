@@ -112,9 +112,13 @@ def test_the_estimate_counts_the_workers_a_long_sweep_runs_on(monkeypatch, reque
     earlier sweep's workers are up, starting them (``WORKER_START_SECONDS``) is added and said. The
     default view, under the bar, keeps its one-process seconds. The build machine's rates are read
     unscaled (this machine's speed factor set to 1): timed in a busy minute the factor once put the
-    default view itself over the bar (a clean-clone CI run on a 2-core Zen 3)."""
+    default view itself over the bar (a clean-clone CI run on a 2-core Zen 3). The path's columns
+    are held to worker processes here, as other families' and smaller paths' are (from
+    ``COMPILED_FROM_N`` points they run on threads: the next test)."""
+    from svmcore.families.svm.family import SVMFamily
     from svmcore.timing import LOOP_LOAD_SECONDS, WORKER_START_SECONDS, RateBook, workload
 
+    monkeypatch.setattr(SVMFamily, "columns_in_threads", lambda self, spec, n: False)
     monkeypatch.setattr("svmcore.timing._SPEED", {"path": 1.0, "libsvm": 1.0, "cvxopt": 1.0})
     monkeypatch.setattr("os.cpu_count", lambda: 4)
     monkeypatch.setattr("svmcore.grid.workers_running", lambda: True)
@@ -143,6 +147,38 @@ def test_the_estimate_counts_the_workers_a_long_sweep_runs_on(monkeypatch, reque
     at.run()
     ok(at)
     assert any("on 4 worker processes (≈ 1.0 s of it starting them)" in c.value for c in at.sidebar.caption)
+
+
+def test_the_estimate_counts_the_threads_a_compiled_path_runs_on(monkeypatch, request):
+    """From ``COMPILED_FROM_N`` points the path's columns run on threads of the server's process
+    (``SVMFamily.columns_in_threads``): one per column up to the cores whatever the estimate,
+    nothing to start, the loop loaded once in this process; the sidebar says "threads"."""
+    from svmcore.families.svm.solvers.path import COMPILED_FROM_N
+    from svmcore.timing import LOOP_LOAD_SECONDS, RateBook, workload
+
+    monkeypatch.setattr("svmcore.timing._SPEED", {"path": 1.0, "libsvm": 1.0, "cvxopt": 1.0})
+    monkeypatch.setattr("os.cpu_count", lambda: 4)
+    monkeypatch.setattr("svmcore.grid.workers_running", lambda: False)
+    monkeypatch.setattr("svmcore.families.svm.solvers.path.event_loop_compiled", lambda: True)
+    E.rate_book.clear()
+    request.addfinalizer(E.rate_book.clear)
+    book = RateBook.baseline()
+    for n, loaded in ((1000, True), (1000, False), (COMPILED_FROM_N, True)):
+        monkeypatch.setattr("svmcore.families.svm.solvers.path.event_loop_loaded", lambda v=loaded: v)
+        s = S.settings_from({"n": n, "log2_nlambda": "-25:0:1", "log2_sigma": "-3:3:0.5",
+                             "extend_grid": False})
+        one = book.seconds_per_column("path", workload(s["criteria"]), n) * 13
+        est = E.estimates(s)
+        assert est["threads"] and est["workers"] == 4 and est["start"] == 0.0
+        assert est["compile"] == (0.0 if loaded else LOOP_LOAD_SECONDS)
+        assert est["total"] == pytest.approx(one * 4 / 13 + est["compile"])
+    monkeypatch.setattr("svmcore.families.svm.solvers.path.event_loop_loaded", lambda: True)
+    at = new_app({"n": "1000", "lam": "-25:0:1", "sig": "-3:3:0.5", "extend": "0"})
+    monkeypatch.setattr(ui, "run_if_requested", lambda force_default=False: None)   # no sweep
+    at.run()
+    ok(at)
+    caps = [c.value for c in at.sidebar.caption]
+    assert any("on 4 threads" in c and "starting" not in c for c in caps), caps
 
 
 def test_a_new_installation_s_estimate_counts_compiling_the_loop(monkeypatch):
