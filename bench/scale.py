@@ -219,7 +219,8 @@ def main(argv=None):
                     help="with --jobs: then K more grids on the same, running workers (the app's "
                          "later sweeps: no process start, imports done)")
     ap.add_argument("--workers-only", action="store_true",
-                    help="with --jobs: time only the columns on workers (not the one-process grid)")
+                    help="with --jobs or --threads: time only the columns on workers or threads "
+                         "(not the one-process grid)")
     args = ap.parse_args(argv)
     sizes = [int(v) for v in args.sizes.split(",") if v] + ([10_000] if args.big else [])
     cells = LOG2_NLAM.size * LOG2_SIGMA.size
@@ -230,7 +231,7 @@ def main(argv=None):
         data = make_wahba2d(n, args.seed)
         fits = central_fits(data.X, data.y)
         lib = float(np.median(fits))
-        if not (args.workers_only and args.jobs > 1):
+        if not (args.workers_only and (args.jobs > 1 or args.threads > 1)):
             if not loaded:
                 t = time.perf_counter()
                 path_module.compile_event_loop()
