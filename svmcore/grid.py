@@ -5,6 +5,8 @@ model family: the family (``svmcore.families``) turns a :class:`~svmcore.familie
 into rows. With ``spec.extend_grid`` the grid grows, in its own step, until every criterion's
 pick is strictly inside or a hard limit is reached (``svmcore.spec`` limits); new λ below an old
 column's smallest carry on from where its fits stopped (``ColumnEnds``), for a family that can.
+Parallel columns run on threads of this process where the family says their work releases the
+GIL (``ModelFamily.columns_in_threads``: the path's compiled loop), else on loky worker processes.
 """
 from __future__ import annotations
 
