@@ -56,7 +56,7 @@ def estimates(s: dict, upload_table=None, upload_error: str | None = None) -> di
     that has not yet (``first_use`` says which: "compile", "load" or "";
     ``svmcore.timing.first_use``); ``one_process`` is the total in one process, without either.
     ``problem`` holds the validator's message when the settings are not valid."""
-    from svmcore.timing import first_use, on_workers, sweep_estimate, waited_parts
+    from svmcore.timing import on_workers, sweep_estimate, waited_parts
 
     out = {"points": 0, "n": 0, "total": None, "most": None, "cv": None, "loo": None, "source": "",
            "problem": "", "workers": 1, "start": 0.0, "compile": 0.0, "first_use": "", "threads": False,
@@ -92,11 +92,11 @@ def estimates(s: dict, upload_table=None, upload_error: str | None = None) -> di
         share = _share(on_workers(every.total, cols, 0, threads)[0], every.total)
         out.update(cv=_times(every.cv, share), loo=_times(every.loo, share), source=_source(every.solver))
     if est is not None:
-        wall, workers, start, compile_ = waited_parts(est, cols, n, 0, threads)
+        wall, workers, start, (first_use, compile_) = waited_parts(est, cols, n, 0, threads)
         most = _times(est.most, _share(wall, est.total))
         out.update(total=wall + start + compile_, most=None if most is None else most + start + compile_,
                    workers=workers, start=start, compile=compile_, one_process=est.total,
-                   first_use=first_use(est.solver, n, workers, threads)[0], threads=threads,
+                   first_use=first_use, threads=threads,
                    source=_source(est.solver))
     return out
 

@@ -590,18 +590,18 @@ def _fail(message: str, s: dict) -> None:
     st.error(plain(message + (" — the previous results are kept." if current() else "")))
 
 
-def _sweep(s: dict, loaded):
+def _sweep(s: dict, loaded, priced: dict):
     """Run the sweep in a worker thread while this script thread redraws the progress bar five times
     a second: fits done (as the σ columns report), elapsed time and time left, filled in between
     reports from the estimate. Cancel (or any rerun) stops the script at the next redraw; the worker
     then stops at its next σ column and the earlier result stays. The sweep runs on the processes its
     estimate counted (this server's rates decide, not the build machine's, which ``run_grid`` would
-    read: near the 1 s bar the two could choose differently)."""
+    read: near the 1 s bar the two could choose differently); ``priced`` is its estimate
+    (``_estimates``)."""
     import queue
     import threading
     from concurrent.futures import ThreadPoolExecutor
 
-    priced = _estimates(s)
     est = priced["total"]
     jobs = priced["workers"] if est is not None else None     # None: run_grid decides
     pts = S.grid_for(s).size
@@ -682,13 +682,14 @@ def run_if_requested(force_default: bool = False) -> None:
         if cached is not None:
             _store_put(key, (cached, loaded))
     if _store_get(key) is None:
-        first_use = _estimates(s)["compile"] > 0      # its time then covers loading the loop too
+        priced = _estimates(s)
         try:
-            result = _sweep(s, loaded)
+            result = _sweep(s, loaded, priced)
         except Exception as exc:
             return _fail(f"The sweep failed: {type(exc).__name__}: {exc}", s)
         timing_log(f"sweep finished in {result.seconds:.1f} s")
-        E.record_rate(result, loaded.train.n, paid_first_use=first_use)
+        # a sweep that compiled or loaded the path's loop: its time covers that too
+        E.record_rate(result, loaded.train.n, paid_first_use=priced["compile"] > 0)
         _store_put(key, (result, loaded))
         if s["source"] != "upload":
             S.disk_put(key, result)

@@ -464,14 +464,14 @@ def estimate_seconds(spec, n: int) -> float | None:
 
 
 def waited_parts(est: Estimate, n_columns: int, n: int, n_jobs: int = 0,
-                 threads: bool = False) -> tuple[float, int, float, float]:
+                 threads: bool = False) -> tuple[float, int, float, tuple[str, float]]:
     """What a user waits for the sweep estimated at ``est`` (one process) on ``n`` rows, run with
     ``n_jobs`` (0: ``run_grid``'s default) on worker processes or ``threads``: (its share on the
     workers, ``on_workers``; the processes or threads; starting them, ``worker_start``;
-    compiling or loading the path's loop first, ``first_use_seconds``)."""
+    compiling or loading the path's loop first, ``first_use``'s (what, seconds))."""
     wall, workers = on_workers(est.total, n_columns, n_jobs, threads)
     return (wall, workers, worker_start(workers, threads),
-            first_use_seconds(est.solver, n, workers, threads))
+            first_use(est.solver, n, workers, threads))
 
 
 def wall_seconds(spec, n: int, n_jobs: int = 0) -> float | None:
@@ -484,8 +484,8 @@ def wall_seconds(spec, n: int, n_jobs: int = 0) -> float | None:
     est = sweep_estimate(spec, n)
     if est is None:
         return None
-    wall, _, start, compile_ = waited_parts(est, spec.grid.log2_sigma.count, n, n_jobs,
-                                            spec.family.columns_in_threads(spec, n))
+    wall, _, start, (_, compile_) = waited_parts(est, spec.grid.log2_sigma.count, n, n_jobs,
+                                                 spec.family.columns_in_threads(spec, n))
     return wall + start + compile_
 
 
