@@ -10,6 +10,12 @@ script only) to count and time:
   step) and by elbow size |E| (powers of two);
 * repair steps of ``REPAIR_LADDER`` and ``_recover`` (calls, successes, seconds);
 * per σ column: seconds, events, largest elbow, largest KKT residual;
+* where the columns spend their λ (``--octaves``, summed over the σ columns asked for): per octave
+  of log2(nλ) between requested λ, the seconds of the compiled loop (and its events), of the
+  numpy code's events, of the owner's bookkeeping after them (inverses rebuilt, the state
+  recomputed), of the answers; and the start's and the tail's working sets apart. The events by
+  type and by elbow size above are the numpy code's only: from ``COMPILED_FROM_N`` points most
+  events are crossed in the compiled loop, which this table counts;
 * the arithmetic every event must do: the slopes dh = K_{·E} dβ_E + dα_0 of all n points, one
   pass over the elbow's |E| × n kernel rows. The elbow size of each direction is recorded and the
   same products (``x @ KE[:m]``, one BLAS thread) are timed afterwards on a sample of those sizes:
@@ -18,8 +24,12 @@ script only) to count and time:
 
 and the functions with the most own time under cProfile.
 
+The points are passed in the kernel's locality order, as the app and ``bench/scale.py`` pass them
+(``locality.locality_order``; used from ``locality.MIN_POINTS`` points); ``--no-order`` leaves them
+as drawn (the passes then read whole kernel rows: n = 5000, σ = 2^-3 took about 1.5 times as long).
+
 Usage: python bench/profile_path.py [--n 500] [--cost-b 1] [--lam -25:0:1] [--sigma -3:3:0.5]
-       [--top 15] [--no-cprofile] [--compare-direction-rtol 1e-12]
+       [--top 15] [--no-cprofile] [--no-order] [--octaves] [--compare-direction-rtol 1e-12]
 """
 from __future__ import annotations
 
@@ -37,6 +47,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 from svmcore.datasets.simulations import make_wahba2d  # noqa: E402
 from svmcore.families.svm.solvers import path as P  # noqa: E402
+from svmcore.families.svm.solvers.locality import locality_order  # noqa: E402
 from svmcore.kernels import gaussian_gram  # noqa: E402
 from svmcore.weights import class_weights_from_costs  # noqa: E402
 
@@ -47,6 +58,8 @@ EV_SECONDS = defaultdict(float)
 BY_SIZE = defaultdict(lambda: [0, 0.0, 0.0])    # events, s in _cross_event, s in _next_event
 DIRECTION_SIZES = []                            # |E| at each direction (one per non-empty segment)
 REPAIRS = defaultdict(lambda: [0, 0, 0.0])      # calls, successes, seconds
+OCTAVES = defaultdict(lambda: defaultdict(float))   # octave of log2(nλ) → part → seconds, counts
+OCTAVE_PARTS = ("loop", "numpy events", "bookkeeping", "answers")
 
 
 def _timed(name, fn):
@@ -136,6 +149,56 @@ def _instrument():
     P._recover = recover
 
 
+def _octave(s: float) -> int:
+    """The octave of log2(nλ) = log2(s/2) that a segment starting at s lies in: octave o holds
+    the λ from log2(nλ) = o + 1 (exclusive) down to o, its requested λ answered at o."""
+    return int(np.ceil(np.log2(s / 2.0) - 1e-9)) - 1 if s > 0 else -10 ** 6
+
+
+def _per_octave(name: str, part: str, path_of) -> None:
+    """Wrap ``P.<name>`` to add its seconds (and calls, and the compiled loop's events) to
+    ``OCTAVES`` under the octave of the path's s when it was called."""
+    fn = getattr(P, name)
+
+    def wrapper(*a, **kw):
+        path = path_of(a)
+        row = OCTAVES[_octave(path.s)] if path is not None else OCTAVES[part]
+        row["|E|"] = max(row["|E|"], path.m if path is not None else 0)
+        t = time.perf_counter()
+        out = fn(*a, **kw)
+        row[part] += time.perf_counter() - t
+        row[part + " calls"] += 1
+        if part == "loop":
+            row["loop events"] += out[0]
+        return out
+    setattr(P, name, wrapper)
+
+
+def _instrument_octaves() -> None:
+    """Time the phases per octave of λ (``--octaves``)."""
+    _per_octave("_run_compiled", "loop", lambda a: a[0])
+    _per_octave("_cross_event", "numpy events", lambda a: a[0].path)
+    _per_octave("_after_event", "bookkeeping", lambda a: a[0].path)
+    _per_octave("_answer_segment", "answers", lambda a: a[0].path)
+    _per_octave("_start_path", "start", lambda a: None)
+    _per_octave("_answer_tail", "tail", lambda a: None)
+
+
+def print_octaves() -> None:
+    """The per-octave table of ``--octaves``: seconds (calls) of each part, the loop's events."""
+    print("\nwhere the columns spend their λ (s, calls; octave o: log2(nλ) from o + 1 to o):")
+    print(f"  {'octave':>6} " + " ".join(f"{k:>18}" for k in OCTAVE_PARTS)
+          + f" {'loop events':>11} {'max |E|':>7}")
+    for o in sorted((k for k in OCTAVES if isinstance(k, int)), reverse=True):
+        r = OCTAVES[o]
+        print(f"  {o:6d} " + " ".join(f"{r[k]:10.2f} ({int(r[k + ' calls']):5d})" for k in OCTAVE_PARTS)
+              + f" {int(r['loop events']):11d} {int(r['|E|']):7d}")
+    for part in ("start", "tail"):
+        r = OCTAVES.get(part)
+        if r:
+            print(f"  {part}: {r[part]:.2f} s in {int(r[part + ' calls'])} call(s)")
+
+
 def pass_floor(sizes, n: int, sample: int = 400, seed: int = 0) -> tuple[float, float]:
     """Seconds the passes dh = x @ K_E (|E| × n, float64) of every recorded direction take
     alone, estimated from ``sample`` of them timed with one BLAS thread on a random matrix (the
@@ -201,6 +264,10 @@ def main(argv=None):
     ap.add_argument("--top", type=int, default=15)
     ap.add_argument("--no-cprofile", action="store_true",
                     help="time without cProfile (its overhead inflates the many small calls)")
+    ap.add_argument("--no-order", action="store_true",
+                    help="the points as drawn, not in the kernel's locality order the app passes")
+    ap.add_argument("--octaves", action="store_true",
+                    help="also where the columns spend their λ: seconds per octave of log2(nλ)")
     ap.add_argument("--compare-direction-rtol", type=float, default=None, metavar="RTOL",
                     help="instead of the profile: A/B of _Path.DIRECTION_RTOL = RTOL against the module's")
     args = ap.parse_args(argv)
@@ -212,6 +279,9 @@ def main(argv=None):
     if args.compare_direction_rtol is not None:
         return compare_direction_rtol(data, upper, lams, _axis(args.sigma), args.compare_direction_rtol)
     _instrument()
+    if args.octaves:
+        _instrument_octaves()
+    order = None if args.no_order else locality_order(data.X)
     prof = cProfile.Profile()
     print(f"wahba2d n={n} seed={args.seed} C_B={args.cost_b}: {lams.size} λ × "
           f"{_axis(args.sigma).size} σ\n")
@@ -222,7 +292,7 @@ def main(argv=None):
         t = time.perf_counter()
         if not args.no_cprofile:
             prof.enable()
-        sols = P.solve_path(K, y, upper, lams)
+        sols = P.solve_path(K, y, upper, lams, point_order=order)
         prof.disable()
         dt = time.perf_counter() - t
         total += dt
@@ -242,8 +312,10 @@ def main(argv=None):
         c, sc, sn = BY_SIZE[k]
         print(f"  |E| in [{k}, {max(2 * k - 1, 0)}]".ljust(22)
               + f"{c:8d} {sc:8.3f} {sn:8.3f} {1e3 * (sc + sn) / max(c, 1):8.3f}")
+    if args.octaves:
+        print_octaves()
     floor, rate = pass_floor(DIRECTION_SIZES, n)
-    print(f"\nthe passes over K_E alone ({len(DIRECTION_SIZES)} directions, mean |E| "
+    print(f"\nthe passes over K_E alone (the numpy code's {len(DIRECTION_SIZES)} directions, mean |E| "
           f"{np.mean(DIRECTION_SIZES) if DIRECTION_SIZES else 0:.0f}, {rate / 1e9:.0f} GB/s): {floor:.2f} s, "
           f"{100 * floor / max(total, 1e-12):.0f} % of the path's {total:.2f} s"
           + ("" if args.no_cprofile else " (under cProfile)"))
