@@ -288,15 +288,9 @@ def _on_processes(calls, jobs, progress, cancel) -> dict:
     with parallel_config(backend="loky", initializer=exit_with_parent):  # workers end with us
         par = Parallel(n_jobs=jobs, return_as="generator_unordered")
     gen = par(delayed(_indexed)(*call) for call in calls)
-    out: dict = {}
     _workers_seen["at"], finished = math.inf, False
     try:
-        for i, (k, result) in enumerate(gen):
-            out[k] = result
-            if progress:
-                progress(i + 1, len(calls))
-            if cancel is not None and cancel():
-                raise Cancelled()
+        out = _collected(gen, len(calls), progress, cancel)
         finished = True
     finally:
         gen.close()      # unfinished (a cancel, a failure): joblib kills the busy workers
@@ -329,21 +323,28 @@ def _on_threads(calls, jobs, progress, cancel) -> dict:
         with cancellable(stopped):
             return k, _columns_task(*args)
 
-    out: dict = {}
     with threadpool_limits(limits=1, user_api="blas"):
         pool = ThreadPoolExecutor(jobs, thread_name_prefix="svmcore-column")
         try:
             futures = [pool.submit(one, *call) for call in calls]
-            for i, future in enumerate(as_completed(futures)):
-                k, result = future.result()
-                out[k] = result
-                if progress:
-                    progress(i + 1, len(calls))
-                if cancel is not None and cancel():
-                    raise Cancelled()
+            out = _collected((f.result() for f in as_completed(futures)), len(calls), progress,
+                             cancel)
         finally:
             stop.set()
             pool.shutdown(wait=True, cancel_futures=True)
+    return out
+
+
+def _collected(results, total: int, progress, cancel) -> dict:
+    """{k: result} from (k, result) pairs as the columns finish, calling progress(done, total)
+    after each and raising ``Cancelled`` when cancel() says so (the caller stops the rest)."""
+    out: dict = {}
+    for i, (k, result) in enumerate(results):
+        out[k] = result
+        if progress:
+            progress(i + 1, total)
+        if cancel is not None and cancel():
+            raise Cancelled()
     return out
 
 
