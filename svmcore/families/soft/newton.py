@@ -41,7 +41,7 @@ which is the paper's [W + Σ_λ]^{-1} (ranGACV paper, before eq 8) restricted to
 Two ways to solve with G
 ------------------------
 Forming and factoring G costs n r² + r³/3 flops per Newton iteration: 4n³/3 for a full-rank
-column (small σ), where it dominated the family's grid (n = 2000: 35 s of 63 s). When r > n/2
+column (small σ), where it dominated the family's grid (n = 2000: 35 s of 63 s). When r > 0.65 n
 (``WOODBURY_FROM``) the θ-block A = Φ'WΦ + c I (c = 2nλ) is inverted through the n × n matrix
 M = W^{1/2} Φ Φ' W^{1/2} + c I instead (Woodbury):
 
@@ -81,6 +81,20 @@ conjugate gradients on G then converge at a rate of about ν/2 per iteration. Wh
 whose factor serves H, the tangents and ranGACV at the solution. Solves then run to a residual of
 1e-14 of the right-hand side (2–3 iterations). On the n = 2000, σ = 2^-3 column this removes 24
 of 97 factorizations; f moves by 2e-11 and ranGACV by 5e-14 relative (``bench/soft_gacv.py``).
+
+A Newton step that cannot be the last (the step before it moved some f_i by more than
+``FAR_STEP`` = 2e-2, so this one will move f by more than ``LAG_MAX_DF`` and another will
+follow) only has to reach ``STEP_RTOL``. Such a step keeps the factor in hand while f is within
+``LAG_STEP_DF`` = 0.2 of where it was formed, the previous λ's last factor included (λ halved
+since: G₀/2 ⪯ G there, before W's change): 3–4 conjugate-gradient iterations, at 4–7 ms each at
+n = 2000, instead of a factorization (75–90 ms with forming M). On the n = 2000 wahba2d columns
+σ = 2^-3, 2^-2.5, 2^-2 (Woodbury; ranGACV R = 5 and CKL, one process) this took 73 → 61,
+85 → 71 and 78 → 70 factorizations, with the same Newton iterations, in 0.91–0.99 of the
+columns' time (two runs each); the sum of ranGACV over a column moved by 2e-12 relative or less.
+0.2 was the best of 0.03 … 1 (at 1: 45 factorizations on σ = 2^-3, but 312 CG iterations cost
+what they saved). ``FAR_STEP`` is where the next step falls below ``LAG_MAX_DF`` (a step of
+1e-2 was followed by 1e-5, 3e-2 by 2e-4): the factor formed after a step of up to 2e-2 then
+also serves the last step, and ranGACV's δ ride in its conjugate gradients.
 
 How exactly each solve is done
 ------------------------------
@@ -351,6 +365,9 @@ class LogisticSolution:
     #: solves done with the last Newton step (``_newton_step``): (V, G^{-1}X'V to EXACT_RTOL, the
     #: first tangent's G^{-1}aEz to PREDICT_RTOL), or None
     presolved: tuple | None = field(repr=False, default=None)
+    #: (the last exact factor formed, f at its forming, λ): the next λ's fit may precondition its
+    #: first steps with it (``newton_logistic``'s ``held``)
+    held: tuple | None = field(repr=False, default=None)
 
     @property
     def z(self) -> np.ndarray:
@@ -484,8 +501,13 @@ def _apply_G(X, w, pen, x) -> np.ndarray:
 
 
 #: rank, as a fraction of n, above which the Newton systems go through the n × n Woodbury form
-#: (n³/3 flops per iteration against n r² + r³/3 for forming and factoring G)
-WOODBURY_FROM = 0.5
+#: (n³/3 flops per iteration against n r² + r³/3 for forming and factoring G; equal at r ≈ 0.53 n,
+#: but a Woodbury solve makes several passes over Φ and M where G's factor makes one over an
+#: (r+1)² triangle). Measured, wahba2d columns (ranGACV and CKL, 26 λ, one process): n = 2000,
+#: r/n = 0.57 / 0.61 G's factor 9.3–10.2 s against 11.6–12.0 s / 11.6 against 12.3 s, r/n = 0.69 /
+#: 0.76 13.4 against 12.6 s / 15.7 against 13.7 s; n = 1000, r/n = 0.60: 1.40–1.48 s against
+#: 1.67–1.70 s; n = 500, r/n = 0.64: 0.27–0.29 s against 0.29–0.32 s.
+WOODBURY_FROM = 0.65
 
 
 class CholeskyFactor:
@@ -586,6 +608,12 @@ def newton_factor(basis: KernelBasis, w: np.ndarray, pen: np.ndarray, solver: st
 #: largest change of any f_i since the factor in hand was formed for which Newton keeps that factor,
 #: as a preconditioner (module docstring, "Reusing a factor")
 LAG_MAX_DF = 1e-4
+#: the same for a Newton step that is not the last, solved to ``STEP_RTOL`` only; the factor may
+#: be the previous λ's (module docstring, "Reusing a factor")
+LAG_STEP_DF = 0.2
+#: a step that moved some f_i by more than this is followed by another (Newton's quadratic
+#: convergence): the next step is not the last
+FAR_STEP = 2e-2
 #: most conjugate-gradient iterations of a lagged solve before it forms a factor of its own
 LAG_MAX_CG = 8
 
@@ -596,9 +624,11 @@ class LaggedFactor:
     of 1e-14 of its right-hand side after ``LAG_MAX_CG`` iterations forms the exact factor at w
     (``newton_factor``) and solves with that from then on. ``formed`` counts those (0 or 1)."""
 
-    def __init__(self, base, basis: KernelBasis, w: np.ndarray, pen: np.ndarray, solver: str):
+    def __init__(self, base, basis: KernelBasis, w: np.ndarray, pen: np.ndarray, solver: str,
+                 step_only: bool = False):
         self.base, self.basis, self.w, self.pen, self.solver = base, basis, w, pen, solver
         self.formed, self.note, self._chol = 0, "", None
+        self.step_only = step_only     # held for a Newton step that is not the last (``LAG_STEP_DF``)
 
     def _cg(self, B: np.ndarray, rtol) -> np.ndarray | None:
         """Preconditioned CG on every column of B at once, to a residual of ``rtol`` (a float, or
@@ -639,19 +669,26 @@ class LaggedFactor:
         return self._chol
 
 
-def _factor_near(basis, w, pen, solver, f, held):
+def _factor_near(basis, w, pen, solver, f, held, lam, far):
     """A ``LaggedFactor`` on the held exact factor while no f_i has moved more than
-    ``LAG_MAX_DF`` since it was formed (and it needed no ridge), else a new exact factor.
-    ``held`` is ``(exact factor, f at its forming)`` or None."""
-    if held is not None and not held[0].note and np.abs(f - held[1]).max() <= LAG_MAX_DF:
+    ``LAG_MAX_DF`` since it was formed at this λ, or, for a step that is not the last (``far``),
+    more than ``LAG_STEP_DF`` (and it needed no ridge); else a new exact factor. ``held`` is
+    ``(exact factor, f at its forming, λ)`` or None."""
+    if held is None or held[0].note:
+        return newton_factor(basis, w, pen, solver)
+    df = float(np.abs(f - held[1]).max())
+    if df <= LAG_MAX_DF and held[2] == lam:
         return LaggedFactor(held[0], basis, w, pen, solver)
+    if far and df <= LAG_STEP_DF:
+        return LaggedFactor(held[0], basis, w, pen, solver, step_only=True)
     return newton_factor(basis, w, pen, solver)
 
 
 def newton_logistic(basis: KernelBasis, y01: np.ndarray, lam: float, z0: np.ndarray | None = None,
                     tol: float = 1e-18, stall_tol: float = 1e-10, ftol: float = 1e-9,
                     max_iter: int = 60, solver: str = "auto", lag: bool = True,
-                    presolve: np.ndarray | None = None) -> LogisticSolution:
+                    presolve: np.ndarray | None = None, held: tuple | None = None
+                    ) -> LogisticSolution:
     """Minimise the penalized likelihood at one λ by damped Newton–Raphson (module docstring).
 
     Parameters
@@ -669,6 +706,8 @@ def newton_logistic(basis: KernelBasis, y01: np.ndarray, lam: float, z0: np.ndar
     presolve : (n, k) array V whose H V will be asked for at the solution (ranGACV's δ): solved,
         with the first tangent's system, in the same conjugate gradients as a lagged step
         (``_newton_step``), which is in practice the last one.
+    held : the previous λ's ``LogisticSolution.held``: its factor may precondition this λ's
+        first steps (``LAG_STEP_DF``).
 
     Returns
     -------
@@ -681,17 +720,19 @@ def newton_logistic(basis: KernelBasis, y01: np.ndarray, lam: float, z0: np.ndar
     z = _initial(basis, y01) if z0 is None else np.array(z0, float)
     f = X @ z
     J = objective(f, z[1:], y01, lam)
-    converged, it, dec_prev, held, formed = False, 0, np.inf, None, 0
+    converged, it, dec_prev, formed, far = False, 0, np.inf, 0, True
+    held = held if lag else None
     while it < max_iter:
         it += 1
         p = expit(f)
         w = p * expit(-f)
         g = X.T @ (p - y01) + pen * z
-        factor = _factor_near(basis, w, pen, solver, f, held if lag else None)
+        factor = _factor_near(basis, w, pen, solver, f, held, lam, far) if lag else \
+            newton_factor(basis, w, pen, solver)
         step, presolved = _newton_step(factor, X, g, pen * z, presolve)
         if getattr(factor, "formed", 1):       # a new factor, or a lagged one that had to form its own
             formed += 1
-            held = (getattr(factor, "base", factor), f)
+            held = (getattr(factor, "base", factor), f, lam)
         dec = float(-g @ step)
         scale = 2 * n * (1.0 + abs(J))
         if _done(dec, dec_prev, scale, tol, stall_tol, _f_change(X, step, f, ftol)):
@@ -702,6 +743,7 @@ def newton_logistic(basis: KernelBasis, y01: np.ndarray, lam: float, z0: np.ndar
         if stepped is None:     # no decrease at any step length: we sit at the rounding floor of J
             converged = dec <= stall_tol * scale
             break
+        far = float(np.abs(stepped[1] - f).max()) > FAR_STEP
         z, f, J = stepped
     else:
         p = expit(f)
@@ -715,7 +757,7 @@ def newton_logistic(basis: KernelBasis, y01: np.ndarray, lam: float, z0: np.ndar
                      "this λ; f grows without bound as λ → 0)")
     return LogisticSolution(lam, float(z[0]), z[1:].copy(), f, p, p * expit(-f), J, it, converged,
                             "; ".join(notes), basis, factor, formed,
-                            presolved if converged else None)
+                            presolved if converged else None, held)
 
 
 def _newton_step(factor, X, g, aEz, presolve):
@@ -724,7 +766,8 @@ def _newton_step(factor, X, g, aEz, presolve):
     confirms convergence) G^{-1}X'V for V = ``presolve`` (to ``EXACT_RTOL``) and the first
     tangent's G^{-1}aEz (to ``PREDICT_RTOL``) run in the same conjugate gradients, one pass over
     the matrices for all the columns. Returns (step, (V, G^{-1}X'V, G^{-1}aEz) or None)."""
-    if presolve is None or not isinstance(factor, LaggedFactor) or factor.formed:
+    if presolve is None or not isinstance(factor, LaggedFactor) or factor.formed \
+            or factor.step_only:
         return -factor.solve(g, STEP_RTOL), None
     XtV = X.T @ presolve
     B = np.column_stack([g, aEz, XtV])
@@ -775,8 +818,8 @@ def iter_path(basis: KernelBasis, y01: np.ndarray, lams: Sequence[float], **kw):
     for k in sorted(range(len(lams)), key=lambda i: -lams[i]):
         check_cancel()                 # a sweep's cancel, between λ (not caught below)
         try:
-            z0 = None if sol is None else predictor(sol, lams[k], y01)
-            sol = newton_logistic(basis, y01, lams[k], z0=z0, **kw)
+            z0, held = (None, None) if sol is None else (predictor(sol, lams[k], y01), sol.held)
+            sol = newton_logistic(basis, y01, lams[k], z0=z0, held=held, **kw)
             yield k, sol
         except Exception as exc:  # one bad λ must not stop the column
             sol = None
