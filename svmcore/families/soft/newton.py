@@ -721,14 +721,12 @@ def newton_logistic(basis: KernelBasis, y01: np.ndarray, lam: float, z0: np.ndar
     f = X @ z
     J = objective(f, z[1:], y01, lam)
     converged, it, dec_prev, formed, far = False, 0, np.inf, 0, True
-    held = held if lag else None
     while it < max_iter:
         it += 1
         p = expit(f)
         w = p * expit(-f)
         g = X.T @ (p - y01) + pen * z
-        factor = _factor_near(basis, w, pen, solver, f, held, lam, far) if lag else \
-            newton_factor(basis, w, pen, solver)
+        factor = _factor_near(basis, w, pen, solver, f, held if lag else None, lam, far)
         step, presolved = _newton_step(factor, X, g, pen * z, presolve)
         if getattr(factor, "formed", 1):       # a new factor, or a lagged one that had to form its own
             formed += 1
