@@ -392,7 +392,8 @@ def test_steps_that_are_not_the_last_keep_a_factor(sigma, monkeypatch):
     along the grid's λ (halving, ranGACV's δ presolved as in the sweeps) fewer factorizations
     than with the rule off (``LAG_STEP_DF`` = 0, the code before), the same Newton iterations,
     f within 1e-10 of 1 + max|f| and ranGACV within 1e-9 relative; on the full-rank column some
-    λ form a single factor (their first step ran on the previous λ's)."""
+    λ form a single factor (their first step ran on the previous λ's); and every fifth answer
+    within 1e-9 of 1 + max|f| of three dense Newton steps from it."""
     n = 300
     d = make_simulation("wahba2d", n, 4)
     y01 = to01(d.y)
@@ -409,6 +410,15 @@ def test_steps_that_are_not_the_last_keep_a_factor(sigma, monkeypatch):
         assert rangacv(a, y01, deltas) == pytest.approx(rangacv(b, y01, deltas), rel=1e-9)
     if sigma < 1:
         assert any(s.factorizations == 1 for s in new[1:])
+    X = basis.X                        # three dense Newton steps (numpy's solve) from each answer
+    for sol in new[::5]:
+        pen = np.r_[0.0, np.full(basis.rank, 2 * n * sol.lam)]
+        z = sol.z
+        for _ in range(3):
+            p = expit(X @ z)
+            G = (X * (p * (1 - p))[:, None]).T @ X + np.diag(pen)
+            z = z - np.linalg.solve(G, X.T @ (p - y01) + pen * z)
+        assert np.abs(sol.f - X @ z).max() <= 1e-9 * (1 + np.abs(sol.f).max())
 
 
 def test_warm_path_equals_cold_fits():
