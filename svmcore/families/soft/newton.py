@@ -85,9 +85,11 @@ of 97 factorizations; f moves by 2e-11 and ranGACV by 5e-14 relative (``bench/so
 A Newton step that cannot be the last (the step before it moved some f_i by more than
 ``FAR_STEP`` = 2e-2, so this one will move f by more than ``LAG_MAX_DF`` and another will
 follow) only has to reach ``STEP_RTOL``. Such a step keeps the factor in hand while f is within
-``LAG_STEP_DF`` = 0.2 of where it was formed, the previous λ's last factor included (λ halved
-since: G₀/2 ⪯ G there, before W's change): 3–4 conjugate-gradient iterations, at 4–7 ms each at
-n = 2000, instead of a factorization (75–90 ms with forming M). On the n = 2000 wahba2d columns
+``LAG_STEP_DF`` = 0.2 of where it was formed, the previous λ's last factor included (on a grid
+of octaves λ halves between them, so G₀/2 ⪯ G before W's change; a longer step costs more
+iterations, and a solve that misses its goal in ``LAG_MAX_CG`` forms its own factor): 3–4
+conjugate-gradient iterations, at 4–7 ms each at n = 2000, instead of a factorization (75–90 ms
+with forming M). On the n = 2000 wahba2d columns
 σ = 2^-3, 2^-2.5, 2^-2 (Woodbury; ranGACV R = 5 and CKL, one process) this took 73 → 61,
 85 → 71 and 78 → 70 factorizations, with the same Newton iterations, in 0.91–0.99 of the
 columns' time (two runs each); the sum of ranGACV over a column moved by 2e-12 relative or less.
