@@ -36,6 +36,19 @@ def _problem(name="wahba2d", n=40, seed=3, sigma=1.0):
     return d, gaussian_gram(d.X, sigma=sigma), to01(d.y)
 
 
+def _dense_newton_f(sol, y01, steps: int = 3) -> np.ndarray:
+    """f after ``steps`` dense Newton steps from the answer ``sol`` (G formed in full and solved
+    by numpy): an independent reference for the answer's f."""
+    X = sol.basis.X
+    pen = np.r_[0.0, np.full(sol.basis.rank, 2 * sol.basis.n * sol.lam)]
+    z = sol.z
+    for _ in range(steps):
+        p = expit(X @ z)
+        G = (X * (p * (1 - p))[:, None]).T @ X + np.diag(pen)
+        z = z - np.linalg.solve(G, X.T @ (p - y01) + pen * z)
+    return X @ z
+
+
 def _scipy_fit(K, y01, lam):
     """Minimise J(b, c) = (1/n)Σ[−y f + log(1+e^f)] + λ c'Kc with f = b + Kc, exact Hessian."""
     n = len(y01)
@@ -410,15 +423,8 @@ def test_steps_that_are_not_the_last_keep_a_factor(sigma, monkeypatch):
         assert rangacv(a, y01, deltas) == pytest.approx(rangacv(b, y01, deltas), rel=1e-9)
     if sigma < 1:
         assert any(s.factorizations == 1 for s in new[1:])
-    X = basis.X                        # three dense Newton steps (numpy's solve) from each answer
     for sol in new[::5]:
-        pen = np.r_[0.0, np.full(basis.rank, 2 * n * sol.lam)]
-        z = sol.z
-        for _ in range(3):
-            p = expit(X @ z)
-            G = (X * (p * (1 - p))[:, None]).T @ X + np.diag(pen)
-            z = z - np.linalg.solve(G, X.T @ (p - y01) + pen * z)
-        assert np.abs(sol.f - X @ z).max() <= 1e-9 * (1 + np.abs(sol.f).max())
+        assert np.abs(sol.f - _dense_newton_f(sol, y01)).max() <= 1e-9 * (1 + np.abs(sol.f).max())
 
 
 def test_warm_path_equals_cold_fits():
@@ -440,17 +446,9 @@ def test_saturated_fits_are_converged_in_f_not_only_in_the_decrement():
     d = make_simulation("lin1d", 100, 2)
     y01 = to01(d.y)
     basis = KernelBasis.from_gram(gaussian_gram(d.X, sigma=0.125))
-    X = basis.X
     for sol in solve_path(basis, y01, 2.0 ** np.arange(-35.0, -20.9, 1.5) / 100):
         assert sol.converged
-        pen = np.r_[0.0, np.full(basis.rank, 200 * sol.lam)]
-        z = sol.z
-        for _ in range(3):
-            f = X @ z
-            p = expit(f)
-            G = (X * (p * (1 - p))[:, None]).T @ X + np.diag(pen)
-            z = z - np.linalg.solve(G, X.T @ (p - y01) + pen * z)
-        assert np.abs(sol.f - X @ z).max() <= 2e-9 * (1 + np.abs(sol.f).max())
+        assert np.abs(sol.f - _dense_newton_f(sol, y01)).max() <= 2e-9 * (1 + np.abs(sol.f).max())
 
 
 @pytest.mark.parametrize("solver", ["cholesky", "woodbury"])
