@@ -373,11 +373,15 @@ def test_each_solve_meets_its_residual_goal(sigma):
 
 
 def test_lagged_newton_equals_a_factor_per_iteration():
-    """Newton reusing its factor (the default) against a factor formed at every iteration
-    (``lag=False``), along a full-rank and a low-rank column: the same fits, exact GACV and
-    ranGACV, with one factorization fewer at nine λ in ten or more (the last iteration, which
-    only confirms convergence, reuses the factor of the one before), on a Woodbury and a Cholesky
-    base."""
+    """Newton reusing its factor (the default) against a factor formed at every iteration and
+    every step solved to ``STEP_RTOL`` (``lag=False``), along a full-rank and a low-rank column:
+    the same fits, exact GACV and ranGACV, with one factorization fewer at nine λ in ten or more
+    (the last iteration, which only confirms convergence, reuses the factor of the one before),
+    on a Woodbury and a Cholesky base; at most one Newton iteration more (a step that another
+    will follow is inexact, ``FAR_STEP_RTOL``), and each answer within 1e-9 of 1 + max|f| of three
+    dense Newton steps from it. Where the two differ most (σ = 8, log2(nλ) = −6: 4.1e-10 of
+    1 + max|f|, GACV 2.7e-10 relative) the answer formed at every iteration stopped one
+    iteration earlier and is the one away from the dense reference (4.1e-10 against 1.1e-15)."""
     from svmcore.families.soft.newton import CholeskyFactor, WoodburyFactor
 
     d = make_simulation("wahba2d", 80, 7)
@@ -392,21 +396,26 @@ def test_lagged_newton_equals_a_factor_per_iteration():
         assert saved >= 0.9 * len(lams)
         for a, b in zip(lagged, fresh, strict=True):
             assert a.converged and b.converged
-            assert a.iterations == b.iterations and b.factorizations == b.iterations
+            assert b.iterations <= a.iterations <= b.iterations + 1
+            assert b.factorizations == b.iterations
             assert np.abs(a.f - b.f).max() <= 1e-9 * (1 + np.abs(b.f).max())
-            assert gacv(a, y01) == pytest.approx(gacv(b, y01), rel=1e-10)
-            assert rangacv(a, y01, deltas) == pytest.approx(rangacv(b, y01, deltas), rel=1e-10)
+            assert np.abs(a.f - _dense_newton_f(a, y01)).max() <= 1e-9 * (1 + np.abs(a.f).max())
+            assert gacv(a, y01) == pytest.approx(gacv(b, y01), rel=1e-9)
+            assert rangacv(a, y01, deltas) == pytest.approx(rangacv(b, y01, deltas), rel=1e-9)
 
 
 @pytest.mark.parametrize("sigma", [0.125, 1.0])         # Woodbury (full rank), G's own factor
 def test_steps_that_are_not_the_last_keep_a_factor(sigma, monkeypatch):
-    """A Newton step that another will follow is solved by CG preconditioned with the factor in
-    hand while f is within ``LAG_STEP_DF`` of where it was formed, the previous λ's included:
-    along the grid's λ (halving, ranGACV's δ presolved as in the sweeps) fewer factorizations
-    than with the rule off (``LAG_STEP_DF`` = 0, the code before), the same Newton iterations,
-    f within 1e-10 of 1 + max|f| and ranGACV within 1e-9 relative; on the full-rank column some
-    λ form a single factor (their first step ran on the previous λ's); and every fifth answer
-    within 1e-9 of 1 + max|f| of three dense Newton steps from it."""
+    """A Newton step that another will follow is solved to ``FAR_STEP_RTOL`` by CG
+    preconditioned with the factor in hand while f is within ``LAG_STEP_DF`` of where it was
+    formed, the previous λ's included: along the grid's λ (halving, ranGACV's δ presolved as in
+    the sweeps) fewer factorizations than with the rule off (``LAG_STEP_DF`` = ``LAG_STEP_DF_G``
+    = 0 and every step to ``STEP_RTOL``, the code before), at most one Newton iteration more at a λ, f within 2e-9
+    of 1 + max|f| (each answer is within ``ftol`` = 1e-9 of the solution) and ranGACV within 5e-9
+    relative (σ = 0.125, log2(nλ) = −20: f 9.3e-10 apart, ranGACV 2.2e-9; elsewhere 4e-13 or
+    less); on the full-rank column some λ form a single
+    factor (their first step ran on the previous λ's); and every answer within 1e-9 of
+    1 + max|f| of three dense Newton steps from it."""
     n = 300
     d = make_simulation("wahba2d", n, 4)
     y01 = to01(d.y)
@@ -415,15 +424,17 @@ def test_steps_that_are_not_the_last_keep_a_factor(sigma, monkeypatch):
     deltas = draw_deltas(n, 5, 1)
     new = solve_path(basis, y01, lams, presolve=deltas)
     monkeypatch.setattr(newton, "LAG_STEP_DF", 0.0)
+    monkeypatch.setattr(newton, "LAG_STEP_DF_G", 0.0)
+    monkeypatch.setattr(newton, "FAR_STEP_RTOL", newton.STEP_RTOL)
     old = solve_path(basis, y01, lams, presolve=deltas)
     assert sum(s.factorizations for s in new) < sum(s.factorizations for s in old)
     for a, b in zip(new, old, strict=True):
-        assert a.converged and a.iterations == b.iterations
-        assert np.abs(a.f - b.f).max() <= 1e-10 * (1 + np.abs(b.f).max())
-        assert rangacv(a, y01, deltas) == pytest.approx(rangacv(b, y01, deltas), rel=1e-9)
+        assert a.converged and b.iterations <= a.iterations <= b.iterations + 1
+        assert np.abs(a.f - b.f).max() <= 2e-9 * (1 + np.abs(b.f).max())    # each within ftol
+        assert rangacv(a, y01, deltas) == pytest.approx(rangacv(b, y01, deltas), rel=5e-9)
     if sigma < 1:
         assert any(s.factorizations == 1 for s in new[1:])
-    for sol in new[::5]:
+    for sol in new:
         assert np.abs(sol.f - _dense_newton_f(sol, y01)).max() <= 1e-9 * (1 + np.abs(sol.f).max())
 
 
@@ -686,7 +697,8 @@ def test_ridge_of_the_on_demand_factor_reaches_the_note(monkeypatch):
     basis = KernelBasis.from_gram(K)
     assert basis.rank > basis.n // 2
     sol = newton_logistic(basis, y01, 2.0 ** -6 / 30, solver="woodbury")
-    assert isinstance(getattr(sol.factor, "inner", sol.factor), N.WoodburyFactor) and sol.note == ""
+    # the factor in hand: a Woodbury factor, or conjugate gradients preconditioned by one
+    assert isinstance(getattr(sol.factor, "base", sol.factor), N.WoodburyFactor) and sol.note == ""
     real = N.cholesky
     calls = []
 

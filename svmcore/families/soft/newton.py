@@ -82,40 +82,51 @@ whose factor serves H, the tangents and ranGACV at the solution. Solves then run
 1e-14 of the right-hand side (2–3 iterations). On the n = 2000, σ = 2^-3 column this removes 24
 of 97 factorizations; f moves by 2e-11 and ranGACV by 5e-14 relative (``bench/soft_gacv.py``).
 
-A Newton step that cannot be the last (the step before it moved some f_i by more than
-``FAR_STEP`` = 2e-2, so this one will move f by more than ``LAG_MAX_DF`` and another will
-follow) only has to reach ``STEP_RTOL``. Such a step keeps the factor in hand while f is within
-``LAG_STEP_DF`` = 0.2 of where it was formed, the previous λ's last factor included (on a grid
-of octaves λ halves between them, so G₀/2 ⪯ G before W's change; a longer step costs more
-iterations, and a solve that misses its goal in ``LAG_MAX_CG`` forms its own factor): 3–4
-conjugate-gradient iterations, at 4–7 ms each at n = 2000, instead of a factorization (75–90 ms
-with forming M). On the n = 2000 wahba2d columns
-σ = 2^-3, 2^-2.5, 2^-2 (Woodbury; ranGACV R = 5 and CKL, one process) this took 73 → 61,
-85 → 71 and 78 → 70 factorizations, with the same Newton iterations, in 0.91–0.99 of the
-columns' time (two runs each); the sum of ranGACV over a column moved by 2e-12 relative or less.
-0.2 was the best of 0.03 … 1 (at 1: 45 factorizations on σ = 2^-3, but 312 CG iterations cost
-what they saved). ``FAR_STEP`` is where the next step falls below ``LAG_MAX_DF`` (a step of
-1e-2 was followed by 1e-5, 3e-2 by 2e-4): the factor formed after a step of up to 2e-2 then
-also serves the last step, and ranGACV's δ ride in its conjugate gradients.
+A Newton step that cannot be the last (the first at each λ, from the predicted start, or one
+after a step that moved some f_i by more than ``FAR_STEP`` = 2e-2, so this one will move f by more
+than ``LAG_MAX_DF`` and another will follow) is an inexact Newton step (Dembo, Eisenstat &
+Steihaug 1982, SIAM J. Numer. Anal. 19): solved to a residual of ``FAR_STEP_RTOL`` = 1e-3 of the
+gradient, it leaves the next iterate about 1e-3 of the step farther from the solution than an
+exact step would, which the next steps, solved to ``STEP_RTOL``, remove; convergence is judged
+on those only. Such a step keeps the factor in hand, the previous λ's last factor included (on a
+grid of octaves λ halves between them, so G₀/2 ⪯ G before W's change), while f is within
+``LAG_STEP_DF`` = 2 of where a Woodbury factor was formed, and whatever f's move on G's own
+factor (``LAG_STEP_DF_G``: its conjugate-gradient iterations cost about a twentieth of forming
+and factoring G); a solve that misses its goal in ``LAG_MAX_CG`` iterations forms its own
+factor. From the previous λ's factor the first step at a λ took 3–9 iterations (f 0.1 … 49 away
+in the largest coordinate; the bound above is loose), so each λ forms one factor, after that
+step, which also serves the last step, H and ranGACV's δ (riding in its conjugate gradients).
+``FAR_STEP`` is where the next step falls below ``LAG_MAX_DF`` (a step of 1e-2 was followed by
+1e-5, 3e-2 by 2e-4). On the n = 2000 wahba2d columns (ranGACV R = 5 and CKL, one process, two runs
+each, new processes alternated with the code before, which solved every step to ``STEP_RTOL``
+and kept a factor for such a step only within 0.2): σ = 2^-3 61 → 41 factorizations, 9.2–9.8 →
+7.7 s; 2^-2.5 71 → 45, 10.4–10.7 → 9.0–9.1 s; 2^-2 70 → 47, 13.7–14.4 → 12.0–12.4 s; 2^-1.5
+(G's own factor) 71 → 32, 9.2–9.9 → 7.0–7.3 s; 2^-1 64 → 30, 3.9 → 2.8–3.1 s; 1–5 more Newton
+iterations per column; f within 9.5e-10 of 1 + max|f| (each answer is within ``ftol`` of the
+solution) and ranGACV within 3.7e-10 relative. With ``LAG_STEP_DF`` unbounded on Woodbury
+factors the σ = 2^-3 and 2^-2 columns formed 27–29 factors but took 3–8 % longer: there a
+conjugate-gradient iteration makes four passes over Φ and M.
 
 How exactly each solve is done
 ------------------------------
 What is reported at a solution (H, the traces, ranGACV) is solved to a residual of 1e-14 of the
 right-hand side (``EXACT_RTOL``). A Newton step only has to point the iteration the right way: it
-runs to 1e-8 (``STEP_RTOL``), so a step's relative error is far below the quadratic convergence's
-own, and the convergence test, made on such a step, still sees the decrement and the change in f to
-eight digits. The tangents behind the next λ's starting point run to 1e-6 (``PREDICT_RTOL``): that
-start is 5e-3 … 1 away from the next solution in f anyway. On the n = 2000, σ = 2^-2 column this
-saves a third of the solves (355 instead of 511 with the Woodbury factor), with the same Newton
-iterations and factorizations, ranGACV equal to 3e-10 relative. The last Newton step, which runs on
-a lagged factor and in practice only confirms convergence, also solves ranGACV's X'δ (to 1e-14) and
-the first tangent's system (to 1e-6) in the same conjugate gradients (``_newton_step``): one pass
-over the matrices per iteration for all seven columns instead of three separate runs (n = 2000
-grid: 38.6 s of columns instead of 39.8 s; ranGACV equal to 2e-10 relative, 6e-9 at
-log2(nλ) = −20, where G's condition number lets any two solves to that residual differ so much).
+runs to 1e-8 (``STEP_RTOL``; one that another will follow to 1e-3, above), so a step's relative
+error is far below the quadratic convergence's own, and the convergence test, made on such a step,
+still sees the decrement and the change in f to eight digits. The tangents behind the next λ's
+starting point run to 1e-6 (``PREDICT_RTOL``): that start is 5e-3 … 1 away from the next solution
+in f anyway. On the n = 2000, σ = 2^-2 column this saves a third of the solves (355 instead of 511
+with the Woodbury factor), with the same Newton iterations and factorizations, ranGACV equal to
+3e-10 relative. The last Newton step, which runs on a lagged factor and in practice only confirms
+convergence, also solves ranGACV's X'δ (to 1e-14) and the first tangent's system (to 1e-6) in the
+same conjugate gradients (``_newton_step``): one pass over the matrices per iteration for all seven
+columns instead of three separate runs (n = 2000 grid: 38.6 s of columns instead of 39.8 s; ranGACV
+equal to 2e-10 relative, 6e-9 at log2(nλ) = −20, where G's condition number lets any two solves to
+that residual differ so much).
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Sequence
@@ -139,6 +150,9 @@ SATURATION = 1e-6
 EXACT_RTOL = 1e-14
 STEP_RTOL = 1e-8
 PREDICT_RTOL = 1e-6
+#: the same for a Newton step that another will follow (``FAR_STEP``): an inexact Newton step
+#: (module docstring, "Reusing a factor")
+FAR_STEP_RTOL = 1e-3
 
 
 def one_blas_thread():
@@ -610,9 +624,12 @@ def newton_factor(basis: KernelBasis, w: np.ndarray, pen: np.ndarray, solver: st
 #: largest change of any f_i since the factor in hand was formed for which Newton keeps that factor,
 #: as a preconditioner (module docstring, "Reusing a factor")
 LAG_MAX_DF = 1e-4
-#: the same for a Newton step that is not the last, solved to ``STEP_RTOL`` only; the factor may
-#: be the previous λ's (module docstring, "Reusing a factor")
-LAG_STEP_DF = 0.2
+#: the same for a Newton step that is not the last, solved to ``FAR_STEP_RTOL`` only, on a
+#: Woodbury factor; the factor may be the previous λ's (module docstring, "Reusing a factor")
+LAG_STEP_DF = 2.0
+#: the same on G's own Cholesky factor: none (a conjugate-gradient iteration costs about a
+#: twentieth of forming and factoring G; a solve that misses its goal forms its own factor)
+LAG_STEP_DF_G = math.inf
 #: a step that moved some f_i by more than this is followed by another (Newton's quadratic
 #: convergence): the next step is not the last
 FAR_STEP = 2e-2
@@ -674,14 +691,14 @@ class LaggedFactor:
 def _factor_near(basis, w, pen, solver, f, held, lam, far):
     """A ``LaggedFactor`` on the held exact factor while no f_i has moved more than
     ``LAG_MAX_DF`` since it was formed at this λ, or, for a step that is not the last (``far``),
-    more than ``LAG_STEP_DF`` (and it needed no ridge); else a new exact factor. ``held`` is
-    ``(exact factor, f at its forming, λ)`` or None."""
+    more than ``LAG_STEP_DF`` (``LAG_STEP_DF_G`` for G's own factor; and it needed no ridge);
+    else a new exact factor. ``held`` is ``(exact factor, f at its forming, λ)`` or None."""
     if held is None or held[0].note:
         return newton_factor(basis, w, pen, solver)
     df = float(np.abs(f - held[1]).max())
     if df <= LAG_MAX_DF and held[2] == lam:
         return LaggedFactor(held[0], basis, w, pen, solver)
-    if far and df <= LAG_STEP_DF:
+    if far and df <= (LAG_STEP_DF_G if isinstance(held[0], CholeskyFactor) else LAG_STEP_DF):
         return LaggedFactor(held[0], basis, w, pen, solver, step_only=True)
     return newton_factor(basis, w, pen, solver)
 
@@ -704,7 +721,8 @@ def newton_logistic(basis: KernelBasis, y01: np.ndarray, lam: float, z0: np.ndar
         (saturated points have weights near 0, so the decrement alone does not see their f).
     solver : how G is solved with: "auto", "cholesky" or "woodbury" (``newton_factor``).
     lag : reuse the factor in hand while f stays within ``LAG_MAX_DF`` of where it was formed
-        (``LaggedFactor``); False forms a factor at every iteration.
+        (``LaggedFactor``), and solve a step that another will follow to ``FAR_STEP_RTOL``;
+        False forms a factor at every iteration and solves every step to ``STEP_RTOL``.
     presolve : (n, k) array V whose H V will be asked for at the solution (ranGACV's δ): solved,
         with the first tangent's system, in the same conjugate gradients as a lagged step
         (``_newton_step``), which is in practice the last one.
@@ -729,17 +747,22 @@ def newton_logistic(basis: KernelBasis, y01: np.ndarray, lam: float, z0: np.ndar
         w = p * expit(-f)
         g = X.T @ (p - y01) + pen * z
         factor = _factor_near(basis, w, pen, solver, f, held if lag else None, lam, far)
-        step, presolved = _newton_step(factor, X, g, pen * z, presolve)
+        loose = far and lag             # a step that another will follow: inexact Newton
+        step, presolved = _newton_step(factor, X, g, pen * z, presolve, loose)
         if getattr(factor, "formed", 1):       # a new factor, or a lagged one that had to form its own
             formed += 1
             held = (getattr(factor, "base", factor), f, lam)
         dec = float(-g @ step)
         scale = 2 * n * (1.0 + abs(J))
-        if _done(dec, dec_prev, scale, tol, stall_tol, _f_change(X, step, f, ftol)):
+        # convergence is judged on steps solved to STEP_RTOL only
+        if not loose and _done(dec, dec_prev, scale, tol, stall_tol, _f_change(X, step, f, ftol)):
             converged = True
             break
         dec_prev = dec
         stepped = _line_search(X, y01, lam, z, J, step, dec, stall_tol * scale)
+        if stepped is None and loose:   # judge this iterate again with an accurate step
+            far = False
+            continue
         if stepped is None:     # no decrease at any step length: we sit at the rounding floor of J
             converged = dec <= stall_tol * scale
             break
@@ -760,18 +783,20 @@ def newton_logistic(basis: KernelBasis, y01: np.ndarray, lam: float, z0: np.ndar
                             presolved if converged else None, held)
 
 
-def _newton_step(factor, X, g, aEz, presolve):
-    """The Newton step −G^{-1}g to ``STEP_RTOL``, and the solves at this iterate that are wanted
-    if it is the solution: with a lagged factor (in practice the last iteration, which only
-    confirms convergence) G^{-1}X'V for V = ``presolve`` (to ``EXACT_RTOL``) and the first
-    tangent's G^{-1}aEz (to ``PREDICT_RTOL``) run in the same conjugate gradients, one pass over
-    the matrices for all the columns. Returns (step, (V, G^{-1}X'V, G^{-1}aEz) or None)."""
+def _newton_step(factor, X, g, aEz, presolve, far=False):
+    """The Newton step −G^{-1}g to ``STEP_RTOL`` (``FAR_STEP_RTOL`` for a step that another will
+    follow, ``far``), and the solves at this iterate that are wanted if it is the solution: with
+    a lagged factor (in practice the last iteration, which only confirms convergence)
+    G^{-1}X'V for V = ``presolve`` (to ``EXACT_RTOL``) and the first tangent's G^{-1}aEz (to
+    ``PREDICT_RTOL``) run in the same conjugate gradients, one pass over the matrices for all the
+    columns. Returns (step, (V, G^{-1}X'V, G^{-1}aEz) or None)."""
+    step_rtol = FAR_STEP_RTOL if far else STEP_RTOL
     if presolve is None or not isinstance(factor, LaggedFactor) or factor.formed \
             or factor.step_only:
-        return -factor.solve(g, STEP_RTOL), None
+        return -factor.solve(g, step_rtol), None
     XtV = X.T @ presolve
     B = np.column_stack([g, aEz, XtV])
-    rtol = np.r_[STEP_RTOL, PREDICT_RTOL, np.full(XtV.shape[1], EXACT_RTOL)]
+    rtol = np.r_[step_rtol, PREDICT_RTOL, np.full(XtV.shape[1], EXACT_RTOL)]
     x = factor.solve(B, rtol)
     return -x[:, 0], (presolve, x[:, 2:], x[:, 1])
 
