@@ -438,6 +438,28 @@ def test_steps_that_are_not_the_last_keep_a_factor(sigma, monkeypatch):
         assert np.abs(sol.f - _dense_newton_f(sol, y01)).max() <= 1e-9 * (1 + np.abs(sol.f).max())
 
 
+def test_an_inexact_step_that_finds_no_decrease_is_redone_accurately(monkeypatch):
+    """Convergence is judged on steps solved to ``STEP_RTOL`` only: when the line search finds no
+    decrease along an inexact first step (forced here), the iteration is redone with an accurate
+    step instead of stopping there; the fit still converges, one iteration later, to f within
+    1e-9 of 1 + max|f| of three dense Newton steps, and to the unforced fit's J."""
+    d, K, y01 = _problem(n=60, sigma=0.7)
+    basis = KernelBasis.from_gram(K)
+    lam = 2.0 ** -8 / 60
+    plain = newton_logistic(basis, y01, lam)
+    real, calls = newton._line_search, []
+
+    def no_decrease_once(*args):
+        calls.append(1)
+        return None if len(calls) == 1 else real(*args)
+
+    monkeypatch.setattr(newton, "_line_search", no_decrease_once)
+    sol = newton_logistic(basis, y01, lam)
+    assert sol.converged and sol.iterations == plain.iterations + 1
+    assert np.abs(sol.f - _dense_newton_f(sol, y01)).max() <= 1e-9 * (1 + np.abs(sol.f).max())
+    assert sol.objective == pytest.approx(plain.objective, rel=1e-12)
+
+
 def test_warm_path_equals_cold_fits():
     d, K, y01 = _problem("wahba2d", 50, 2, 0.8)
     lams = 2.0 ** np.arange(-12.0, 3.0, 3.0) / 50
