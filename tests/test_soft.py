@@ -406,16 +406,16 @@ def test_lagged_newton_equals_a_factor_per_iteration():
 
 @pytest.mark.parametrize("sigma", [0.125, 1.0])         # Woodbury (full rank), G's own factor
 def test_steps_that_are_not_the_last_keep_a_factor(sigma, monkeypatch):
-    """A Newton step that another will follow is solved to ``FAR_STEP_RTOL`` by CG
-    preconditioned with the factor in hand while f is within ``LAG_STEP_DF`` of where it was
-    formed, the previous λ's included: along the grid's λ (halving, ranGACV's δ presolved as in
-    the sweeps) fewer factorizations than with the rule off (``LAG_STEP_DF`` = ``LAG_STEP_DF_G``
-    = 0 and every step to ``STEP_RTOL``, the code before), at most one Newton iteration more at a λ, f within 2e-9
-    of 1 + max|f| (each answer is within ``ftol`` = 1e-9 of the solution) and ranGACV within 5e-9
-    relative (σ = 0.125, log2(nλ) = −20: f 9.3e-10 apart, ranGACV 2.2e-9; elsewhere 4e-13 or
-    less); on the full-rank column some λ form a single
-    factor (their first step ran on the previous λ's); and every answer within 1e-9 of
-    1 + max|f| of three dense Newton steps from it."""
+    """A Newton step that another will follow is solved to ``FAR_STEP_RTOL`` by CG preconditioned with
+    the factor in hand while f is within ``LAG_STEP_DF`` of where it was formed, the previous
+    λ's included: along the grid's λ (halving, ranGACV's δ presolved as in the sweeps) fewer
+    factorizations than with the rule off (``LAG_STEP_DF`` = ``LAG_STEP_DF_G`` = 0 and every
+    step to ``STEP_RTOL``, the code before), at most one Newton iteration more at a λ, f within
+    2e-9 of 1 + max|f| (each answer is within ``ftol`` = 1e-9 of the solution) and ranGACV
+    within 5e-9 relative (σ = 0.125, log2(nλ) = −20: f 9.3e-10 apart, ranGACV 2.2e-9; elsewhere
+    4e-13 or less); on the full-rank column some λ form a single factor (their first step ran on
+    the previous λ's); and every answer within 1e-9 of 1 + max|f| of three dense Newton steps
+    from it."""
     n = 300
     d = make_simulation("wahba2d", n, 4)
     y01 = to01(d.y)

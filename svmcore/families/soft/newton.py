@@ -643,11 +643,9 @@ class LaggedFactor:
     of 1e-14 of its right-hand side after ``LAG_MAX_CG`` iterations forms the exact factor at w
     (``newton_factor``) and solves with that from then on. ``formed`` counts those (0 or 1)."""
 
-    def __init__(self, base, basis: KernelBasis, w: np.ndarray, pen: np.ndarray, solver: str,
-                 step_only: bool = False):
+    def __init__(self, base, basis: KernelBasis, w: np.ndarray, pen: np.ndarray, solver: str):
         self.base, self.basis, self.w, self.pen, self.solver = base, basis, w, pen, solver
         self.formed, self.note, self._chol = 0, "", None
-        self.step_only = step_only     # held for a Newton step that is not the last (``LAG_STEP_DF``)
 
     def _cg(self, B: np.ndarray, rtol) -> np.ndarray | None:
         """Preconditioned CG on every column of B at once, to a residual of ``rtol`` (a float, or
@@ -699,7 +697,7 @@ def _factor_near(basis, w, pen, solver, f, held, lam, far):
     if df <= LAG_MAX_DF and held[2] == lam:
         return LaggedFactor(held[0], basis, w, pen, solver)
     if far and df <= (LAG_STEP_DF_G if isinstance(held[0], CholeskyFactor) else LAG_STEP_DF):
-        return LaggedFactor(held[0], basis, w, pen, solver, step_only=True)
+        return LaggedFactor(held[0], basis, w, pen, solver)
     return newton_factor(basis, w, pen, solver)
 
 
@@ -783,20 +781,21 @@ def newton_logistic(basis: KernelBasis, y01: np.ndarray, lam: float, z0: np.ndar
                             presolved if converged else None, held)
 
 
-def _newton_step(factor, X, g, aEz, presolve, far=False):
+def _newton_step(factor, X, g, aEz, presolve, loose=False):
     """The Newton step −G^{-1}g to ``STEP_RTOL`` (``FAR_STEP_RTOL`` for a step that another will
-    follow, ``far``), and the solves at this iterate that are wanted if it is the solution: with
-    a lagged factor (in practice the last iteration, which only confirms convergence)
-    G^{-1}X'V for V = ``presolve`` (to ``EXACT_RTOL``) and the first tangent's G^{-1}aEz (to
-    ``PREDICT_RTOL``) run in the same conjugate gradients, one pass over the matrices for all the
-    columns. Returns (step, (V, G^{-1}X'V, G^{-1}aEz) or None)."""
-    step_rtol = FAR_STEP_RTOL if far else STEP_RTOL
-    if presolve is None or not isinstance(factor, LaggedFactor) or factor.formed \
-            or factor.step_only:
-        return -factor.solve(g, step_rtol), None
+    follow, ``loose``: never the solution, so nothing else is solved with it), and the solves at
+    this iterate that are wanted if it is the solution: with a lagged factor (in practice the last
+    iteration, which only confirms convergence) G^{-1}X'V for V = ``presolve`` (to
+    ``EXACT_RTOL``) and the first tangent's G^{-1}aEz (to ``PREDICT_RTOL``) run in the same
+    conjugate gradients, one pass over the matrices for all the columns. Returns (step,
+    (V, G^{-1}X'V, G^{-1}aEz) or None)."""
+    if loose:
+        return -factor.solve(g, FAR_STEP_RTOL), None
+    if presolve is None or not isinstance(factor, LaggedFactor) or factor.formed:
+        return -factor.solve(g, STEP_RTOL), None
     XtV = X.T @ presolve
     B = np.column_stack([g, aEz, XtV])
-    rtol = np.r_[step_rtol, PREDICT_RTOL, np.full(XtV.shape[1], EXACT_RTOL)]
+    rtol = np.r_[STEP_RTOL, PREDICT_RTOL, np.full(XtV.shape[1], EXACT_RTOL)]
     x = factor.solve(B, rtol)
     return -x[:, 0], (presolve, x[:, 2:], x[:, 1])
 
