@@ -182,3 +182,54 @@ def test_a_carried_path_answers_lambdas_on_both_sides_of_its_start_in_their_orde
     for g, w in zip(got, whole):
         gap = np.mean(upper) * (g.kkt_residual + w.kkt_residual) + 1e-12
         assert abs(_objective(K, y, upper, g) - _objective(K, y, upper, w)) <= gap
+
+
+def _table(rows):
+    import pandas as pd
+    return pd.DataFrame(rows, columns=["log2_nlambda", "log2_sigma", "sure", "sure_degenerate"])
+
+
+def test_sure_pick_passes_over_the_plateaus_rim():
+    """A hand-made SURE surface. Column σ = 2^-1 falls from 0.66 onto its plateau (0.31) through
+    0.55: that 0.55 is the rim, not a minimum. Column σ = 2^1 has an interior minimum 0.60 whose
+    next smaller λ (0.90) is off the plateau. The pick is 0.60, with a note naming both; a point
+    next to the plateau but lower than it (0.25 above 0.28) is a minimum, not a rim."""
+    from svmcore.families.svm.family import FAMILY
+    from svmcore.grid import pick
+
+    t = _table([(0, -1, 0.66, False), (-4, -1, 0.55, False), (-8, -1, 0.31, True),
+                (0, 1, 0.70, False), (-4, 1, 0.60, False), (-8, 1, 0.90, False), (-12, 1, 0.20, True)])
+    p = pick(t, "sure", FAMILY)
+    assert (t.log2_nlambda[p.row], t.log2_sigma[p.row]) == (-4, 1)
+    assert "degenerate plateau" in p.note and "rim" in p.note
+    t2 = _table([(0, 0, 0.40, False), (-4, 0, 0.25, False), (-8, 0, 0.28, True)])
+    p2 = pick(t2, "sure", FAMILY)
+    assert t2.sure[p2.row] == 0.25 and p2.note == ""
+    t3 = _table([(0, 0, 0.60, False), (-4, 0, 0.50, False), (-8, 0, 0.30, True)])   # all rim
+    p3 = pick(t3, "sure", FAMILY)       # 0.60 is not on the rim: its next smaller λ is off it
+    assert t3.sure[p3.row] == 0.60
+    t4 = _table([(0, 0, 0.50, False), (-4, 0, 0.30, True)])
+    p4 = pick(t4, "sure", FAMILY)
+    assert t4.sure[p4.row] == 0.50 and "every point off the plateau is on its rim" in p4.note
+
+
+def test_sure_does_not_grow_the_default_view_toward_small_sigma_to_its_rim():
+    """The app's default view (wahba2d n = 200, log2(nλ) −20…8 step 2, log2 σ −3…3) with growth.
+    SURE's lowest point off its plateau sits on the plateau's rim at ever smaller σ (the rim falls
+    toward e⁻¹ as K → I); picking it grew the grid to σ = 2^-8, twice the columns. Now the grown
+    grid's SURE pick is the pick of the whole σ range down to the hard limit 2^-10, computed
+    without growth."""
+    from svmcore.grid import run_grid
+    from svmcore.spec import make_spec
+
+    data = make_wahba2d(200, 0)
+    spec = make_spec("svm", data={"source": "inline", "name": "w"}, log2_nlambda="-20:8:2",
+                     log2_sigma="-3:3:1", extend_grid=True)
+    res = run_grid(spec, data, n_jobs=1)
+    assert res.spec.grid.log2_sigma.start > -8
+    full = run_grid(make_spec("svm", data={"source": "inline", "name": "w"}, log2_nlambda="-20:8:2",
+                              log2_sigma=f"{LOG2_SIGMA_LIMITS[0]:g}:5:1", criteria=["sure"]),
+                    data, n_jobs=1)
+    got, want = res.minimizer("sure"), full.minimizer("sure")
+    assert (got.log2_nlambda, got.log2_sigma) == (want.log2_nlambda, want.log2_sigma)
+    assert got.sure == pytest.approx(want.sure, rel=1e-9)

@@ -77,23 +77,36 @@ class SVMFamily(ModelFamily):
         return table["kkt_residual"].to_numpy(float) > self.kkt_flag
 
     def pick_rows(self, table, column: str, ok: np.ndarray):
-        """SURE's pick skips its degenerate plateau (Solo; ``docs/svm.md``): where no point is at
-        its bound the complexity term vanishes and SURE's global minimum is a flat plateau at small
-        λ. The pick is the best point off the plateau. Other criteria: None (the plain minimum)."""
+        """SURE's pick skips its degenerate plateau and the plateau's rim (Solo; ``docs/svm.md``).
+        Where no point is at its bound the complexity term vanishes and SURE's global minimum is a
+        flat plateau at small λ. A point off the plateau whose next smaller λ in its σ column is on
+        the plateau, and lower, is SURE falling onto it (the rim, ``plateau_rim``), not a minimum
+        of its own: as σ shrinks every column's rim falls toward the plateau's e⁻¹, so a rim pick
+        would drive the grid's growth toward small σ to the hard limit. The pick is the best point
+        off both (the best rim point, with a note, where there is no other). Other criteria: None
+        (the plain minimum)."""
         if column != "sure" or "sure_degenerate" not in table.columns:
             return None
         degenerate = table["sure_degenerate"].fillna(False).to_numpy(bool)
         v = table[column].to_numpy(float)
-        keep = ok & ~degenerate
-        if not keep.any():
+        off = ok & ~degenerate
+        if not off.any():
             return None
+        rim = plateau_rim(table, v, degenerate)
+        keep = off & ~rim if (off & ~rim).any() else off
         best = np.min(v[keep])
         tied = np.flatnonzero(keep & np.isclose(v, best, rtol=1e-12, atol=0))
-        note = ""
+        notes = []
         if (ok & degenerate).any() and np.min(v[ok & degenerate]) < best:
-            note = ("SURE's global minimum lies on its degenerate plateau (no point at its bound, "
-                    "so the complexity term vanishes); the pick is the best point off the plateau")
-        return tied, note
+            notes += ["SURE's global minimum lies on its degenerate plateau (no point at its bound, "
+                      "so the complexity term vanishes)", "the pick is the best point off the plateau"]
+        if not (off & ~rim).any():
+            notes.append("every point off the plateau is on its rim (falling onto it in λ); the pick "
+                         "is the best of them")
+        elif (off & rim).any() and np.min(v[off & rim]) < best:
+            notes.append("lower points on the plateau's rim (next to it in λ, falling onto it) are "
+                         "passed over too")
+        return tied, "; ".join(notes)
 
     def target_for(self, spec) -> str | None:
         """MISCLASS, or BRMISCLASS in the nonstandard case (Wahba et al. 2001, §1.8)."""
@@ -204,6 +217,20 @@ class SVMFamily(ModelFamily):
             return fit_svm(data.X, data.y, lam, kernel, weights, solver="cvxopt")
         except Exception:
             return fit_svm(data.X, data.y, lam, kernel, weights, solver="auto")
+
+
+def plateau_rim(table, values: np.ndarray, degenerate: np.ndarray) -> np.ndarray:
+    """Rows off SURE's degenerate plateau whose next smaller λ in the same σ column is on the
+    plateau with a lower value: where SURE falls onto the plateau (``SVMFamily.pick_rows``)."""
+    lam = table["log2_nlambda"].to_numpy(float)
+    sig = table["log2_sigma"].to_numpy(float)
+    order = np.lexsort((lam, sig))               # by σ, then λ upward: the row before is the
+    s, d, v = sig[order], degenerate[order], values[order]    # next smaller λ of its column
+    rim = np.zeros(len(order), bool)
+    rim[1:] = (s[1:] == s[:-1]) & d[:-1] & ~d[1:] & (v[:-1] < v[1:])
+    out = np.zeros(len(order), bool)
+    out[order] = rim
+    return out
 
 
 FAMILY = SVMFamily()
