@@ -118,7 +118,8 @@ def choose_solver(solver: str, n: int) -> str:
 
 
 def solve_lambdas(K, y, upper, lams: Sequence[float], solver: str = "auto",
-                  point_order=None, start: DualSolution | None = None) -> list[DualSolution]:
+                  point_order=None, start: DualSolution | None = None,
+                  twins: bool = True) -> list[DualSolution]:
     """Solve the dual at every λ in ``lams`` for one Gram matrix (order kept).
 
     A pointwise backend is called once per λ; the path backend follows the whole path (with
@@ -128,7 +129,25 @@ def solve_lambdas(K, y, upper, lams: Sequence[float], solver: str = "auto",
     path down to λ₀ again (grid growth toward small λ); the λ at or above λ₀ are solved as
     without it. An exception at one λ is returned in place of that λ's solution (the caller
     records it), not raised.
+
+    Exact twins (same label, bitwise-equal kernel rows: repeated rows of the data) are solved as
+    one point with their bounds summed and their α split back in proportion to the bounds
+    (``solvers.twins``; the same problem, without the singular elbows twins make). ``twins=False``
+    skips looking for them (a subset of a problem known to have none: CV folds, LOO).
     """
+    from .solvers.twins import find_twins
+
+    found = find_twins(K, y, upper) if twins else None
+    if found is None:
+        return _solve_each(K, y, upper, lams, solver, point_order, start)
+    Km, ym, um, order = found.problem(K, y, point_order)
+    start = None if start is None else found.merge(start)
+    sols = _solve_each(Km, ym, um, [lam * found.scale for lam in lams], solver, order, start)
+    return [found.expand(sol) for sol in sols]
+
+
+def _solve_each(K, y, upper, lams, solver, point_order, start) -> list:
+    """``solve_lambdas`` on a problem without twins."""
     solver = choose_solver(solver, len(y))
     if solver == "path":
         return _solve_on_path(K, y, upper, list(lams), point_order, start)

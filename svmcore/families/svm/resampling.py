@@ -17,6 +17,7 @@ import numpy as np
 
 from ..common import stratified_folds
 from .fit import path_end, solve_lambdas
+from .solvers.twins import find_twins
 from .solvers._common import DualSolution
 
 
@@ -48,10 +49,11 @@ def kfold_paths(K, y, upper, lams: Sequence[float], folds: int = 5, seed: int = 
     n = len(y)
     F = np.full((len(lams), n), np.nan)
     ends = []
+    twins = find_twins(K, y, upper) is not None          # a fold of a set without twins has none
     for j, (tr, te) in enumerate(stratified_folds(y, folds, seed)):
         kept = _kept_lambdas(lams, n, len(tr))
         sols = solve_lambdas(K[np.ix_(tr, tr)], y[tr], upper[tr], kept, solver,
-                             start=None if starts is None else starts[j])
+                             start=None if starts is None else starts[j], twins=twins)
         ends.append(path_end(kept, sols))
         Kte = K[np.ix_(te, tr)]
         for k, sol in enumerate(sols):
@@ -77,6 +79,7 @@ def loo_decision_values(K, y, upper, lams: Sequence[float], full: Sequence[DualS
         F[k] = sol.f
         sv[k] = sol.alpha > 0
     keep = np.ones(n, dtype=bool)
+    twins = find_twins(K, y, upper) is not None
     for i in np.flatnonzero(sv.any(axis=0)):
         ks = np.flatnonzero(sv[:, i])
         keep[i] = False
@@ -85,7 +88,7 @@ def loo_decision_values(K, y, upper, lams: Sequence[float], full: Sequence[DualS
         if np.all(y[tr] == y[tr][0]):
             continue  # one class left: no SVM; stays NaN
         sols = solve_lambdas(K[np.ix_(tr, tr)], y[tr], upper[tr],
-                             _kept_lambdas([lams[k] for k in ks], n, n - 1), solver)
+                             _kept_lambdas([lams[k] for k in ks], n, n - 1), solver, twins=twins)
         Ki = K[i, tr][None, :]
         for k, sol in zip(ks, sols):
             if not isinstance(sol, Exception):

@@ -1,6 +1,8 @@
 """LIBSVM through scikit-learn's ``SVC(kernel="precomputed")`` (docs/svm.md).
 
-C = 1/(2nλ), class_weight = {+1: L(+1), −1: L(−1)}; |dual_coef_|_i = a_i = α_i/(2nλ).
+C = 1/(2nλ), sample_weight = L(y_i) (each point's bound C·L(y_i); bit for bit what class_weight
+{+1: L(+1), −1: L(−1)} gives, and per-point bounds where twins are merged, ``twins.py``);
+|dual_coef_|_i = a_i = α_i/(2nλ).
 """
 from __future__ import annotations
 
@@ -31,11 +33,9 @@ def _smo(K, y, upper, lam, tol, cache_size, max_iter, finish=True) -> DualSoluti
 
     n = len(y)
     s = 2.0 * n * lam
-    L_pos = float(upper[y > 0][0])
-    L_neg = float(upper[y < 0][0])
     svc = SVC(C=1.0 / s, kernel="precomputed", tol=tol, cache_size=cache_size,
-              class_weight={1: L_pos, -1: L_neg}, max_iter=max_iter, shrinking=True)
-    svc.fit(K, y.astype(int))
+              max_iter=max_iter, shrinking=True)
+    svc.fit(K, y.astype(int), sample_weight=np.asarray(upper, float))
     # decision_function > 0 means classes_[1] (= +1); dual_coef_ holds y_i a_i on the support.
     sign = 1.0 if svc.classes_[1] == 1 else -1.0
     alpha = np.zeros(n)
