@@ -147,3 +147,19 @@ def test_bundled_tables_with_repeated_rows_solve_within_tolerance(name, log2_sig
         f = decision_values(K, d.y, sol.alpha, lam, sol.b)
         floor = sol.info.get("kkt_floor", 0.0)
         assert kkt_residual(d.y, f, sol.alpha, upper, scale=zero_scale(n, lam)) <= max(1e-6, 2 * floor)
+
+
+def test_the_merged_path_crosses_its_events_where_the_whole_one_would(monkeypatch):
+    """600 rows that merge to 300: the compiled loop, as for 600 rows without twins (the family
+    puts such columns on threads, which the numpy code would hold); 300 rows merged stay in the
+    numpy code, as 300 rows do."""
+    from svmcore.families.svm.solvers import path as P
+
+    seen = []
+    real = P.solve_path
+    monkeypatch.setattr(P, "solve_path", lambda *a, **k: seen.append(k.get("compiled")) or real(*a, **k))
+    for n in (600, 300):
+        X, y = _with_twins(n // 2, n // 2)
+        K = gaussian_gram(X, sigma=1.0)
+        solve_lambdas(K, y, np.ones(n), [2.0 ** -4 / n], "path")
+    assert seen == [True, False] and P.COMPILED_FROM_N == 500
