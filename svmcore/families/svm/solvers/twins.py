@@ -1,5 +1,5 @@
 """Exact twins: training points with the same label and bitwise-equal kernel rows (repeated rows
-of a data table: integer or rounded features, copies). See ``docs/svm.md``, "Twins".
+of a data table: integer or rounded features, copies). See ``docs/svm.md`` §4 ("exact twins").
 
 Twins i, j enter the dual only through α_i + α_j: their kernel rows and labels are the same, so
 the objective and every constraint but 0 ≤ α ≤ L(y) depend on the sum alone. The problem with
@@ -72,8 +72,9 @@ class Twins:
 
 def find_twins(K, y, upper) -> Twins | None:
     """The groups of exact twins (same label, bitwise-equal rows of ``K``), or None when there are
-    none. Twins have K_ij = K_ii, so candidates come from one pass over K in blocks of ``ROWS``
-    rows (its upper triangle); each candidate pair's rows are then compared whole."""
+    none. Equal rows of a symmetric K have K_ij = K_ii = K_jj, so candidates come from one pass
+    over K's upper triangle in blocks of ``ROWS`` rows; each candidate pair's rows are then
+    compared whole (a K that is not exactly symmetric may hide twins, never invent them)."""
     n = len(y)
     diag = np.diagonal(K)
     pairs = []
