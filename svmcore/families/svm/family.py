@@ -92,18 +92,18 @@ class SVMFamily(ModelFamily):
         off = ok & ~degenerate
         if not off.any():
             return None
-        rim = plateau_rim(table, v, degenerate)
-        keep = off & ~rim if (off & ~rim).any() else off
+        inner = off & ~plateau_rim(table, v, degenerate)          # off the plateau and its rim
+        keep = inner if inner.any() else off
         best = np.min(v[keep])
         tied = np.flatnonzero(keep & np.isclose(v, best, rtol=1e-12, atol=0))
         notes = []
         if (ok & degenerate).any() and np.min(v[ok & degenerate]) < best:
             notes += ["SURE's global minimum lies on its degenerate plateau (no point at its bound, "
                       "so the complexity term vanishes)", "the pick is the best point off the plateau"]
-        if not (off & ~rim).any():
+        if not inner.any():
             notes.append("every point off the plateau is on its rim (falling onto it in λ); the pick "
                          "is the best of them")
-        elif (off & rim).any() and np.min(v[off & rim]) < best:
+        elif (off & ~inner).any() and np.min(v[off & ~inner]) < best:
             notes.append("lower points on the plateau's rim (next to it in λ, falling onto it) are "
                          "passed over too")
         return tied, "; ".join(notes)
