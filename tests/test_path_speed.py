@@ -286,3 +286,41 @@ def test_a_start_libsvm_cannot_finish_is_repaired_not_taken_from_cvxopt():
         assert sol.kkt_residual <= 1e-8
         svc = SVC(C=1.0 / (2 * n * sol.lam), kernel="precomputed", tol=1e-11).fit(K, data.y)
         np.testing.assert_allclose(sol.f, svc.decision_function(K), atol=1e-6)
+
+
+def test_every_point_on_the_margin_answers_without_rebuilds(monkeypatch):
+    """K = I to 1e-150 (200 features, σ = 2^-1: the points are so far apart that K's off-diagonal
+    entries are below 1e-150), as high-dimensional data give at narrow σ. Then f_i = y_i α_i / s + b
+    with s = 2nλ, each point on its own: α_i = clip(s (1 − y_i b), 0, L_i), and b the root of
+    Σ y_i α_i = 0 (a hand-checked closed form, b by bisection). Below s = 1 every point sits on its
+    margin. The path answers every λ there from the inverse it holds: its refined residual rounds
+    at about √m·eps·Σ|β| in the border row, which used to send each λ to a rebuilt inverse and
+    then LU (27 rebuilds of 400 points here)."""
+    from scipy.optimize import brentq
+
+    from svmcore.families.svm.fit import solve_lambdas
+    from svmcore.families.svm.solvers import path as P
+
+    rng = np.random.default_rng(0)
+    n = 400
+    X = rng.normal(size=(n, 200))
+    y = rng.permutation(np.where(np.arange(n) < 230, 1.0, -1.0))
+    K = gaussian_gram(X, sigma=0.5)
+    assert np.abs(K - np.eye(n)).max() < 1e-150
+    upper = class_weights_from_costs(y, 1.0, 2.0).upper_bounds(y)
+    rebuilds = []
+    real = P._Path.refactor
+    monkeypatch.setattr(P._Path, "refactor",
+                        lambda self, merge=False: rebuilds.append(self.m) or real(self, merge))
+    lams = 2.0 ** np.arange(0.0, -26.0, -1.0) / n
+    sols = solve_lambdas(K, y, upper, lams, "path")
+
+    def alpha_of(b, s):
+        return np.clip(s * (1 - y * b), 0.0, upper)
+
+    for sol in sols:
+        s = 2 * n * sol.lam
+        b = brentq(lambda b, s=s: y @ alpha_of(b, s), -1.0, 1.0, xtol=1e-15, rtol=1e-15)
+        np.testing.assert_allclose(sol.alpha, alpha_of(b, s), rtol=1e-11, atol=0)
+        assert abs(sol.b - b) <= 1e-11
+    assert len(rebuilds) <= 4, rebuilds
