@@ -324,3 +324,39 @@ def test_every_point_on_the_margin_answers_without_rebuilds(monkeypatch):
         np.testing.assert_allclose(sol.alpha, alpha_of(b, s), rtol=1e-11, atol=0)
         assert abs(sol.b - b) <= 1e-11
     assert len(rebuilds) <= 4, rebuilds
+
+
+def test_a_low_rank_kernel_start_stops_smo_early(monkeypatch):
+    """The linear kernel on 100 standardized features (K of rank 100, n = 400): at s = 2 SMO
+    crawls (about 2,000 steps per point to its 1e-5). The start stops it at
+    ``START_SMO_STEPS_PER_POINT`` and finishes from there; the path's answers are cvxopt's."""
+    from sklearn.datasets import make_classification
+
+    from svmcore.datasets import standardize
+    from svmcore.families.svm.solvers import path as P
+    from svmcore.kernels import linear_gram
+
+    X, y01 = make_classification(400, 100, n_informative=10, random_state=0)
+    y = np.where(y01 > 0, 1.0, -1.0)
+    K = linear_gram(standardize(X)[0])
+    n = len(y)
+    upper = class_weights_from_costs(y, 1.0, 1.5).upper_bounds(y)
+    steps = []
+    real = libsvm.solve_libsvm
+
+    def spy(K, y, upper, lam, **kw):
+        sol = real(K, y, upper, lam, **kw)
+        steps.append((kw.get("max_iter"), sol.n_iter))
+        return sol
+
+    monkeypatch.setattr(libsvm, "solve_libsvm", spy)
+    lams = 2.0 ** np.arange(0.0, -26.0, -5.0) / n
+    sols = solve_path(K, y, upper, lams)
+    cap = P.START_SMO_STEPS_PER_POINT * n
+    assert steps and all(m == cap and it <= cap for m, it in steps), steps
+    assert steps[0][1] == cap                    # the cap was reached: SMO did not get there
+    for sol in sols:
+        assert sol.kkt_residual <= max(1e-8, sol.info["kkt_floor"])
+        ref = solve_cvxopt(K, y, upper, sol.lam)
+        o_p, o_r = _objective(K, y, upper, sol), _objective(K, y, upper, ref)
+        assert abs(o_p - o_r) <= 1e-7 * o_r, (np.log2(n * sol.lam), o_p, o_r)
