@@ -298,7 +298,6 @@ def test_every_point_on_the_margin_answers_without_rebuilds(monkeypatch):
     then LU (27 rebuilds of 400 points here)."""
     from scipy.optimize import brentq
 
-    from svmcore.families.svm.fit import solve_lambdas
     from svmcore.families.svm.solvers import path as P
 
     rng = np.random.default_rng(0)
@@ -313,7 +312,7 @@ def test_every_point_on_the_margin_answers_without_rebuilds(monkeypatch):
     monkeypatch.setattr(P._Path, "refactor",
                         lambda self, merge=False: rebuilds.append(self.m) or real(self, merge))
     lams = 2.0 ** np.arange(0.0, -26.0, -1.0) / n
-    sols = solve_lambdas(K, y, upper, lams, "path")
+    sols = solve_path(K, y, upper, lams)      # (solve_lambdas answers a diagonal K in closed form)
 
     def alpha_of(b, s):
         return np.clip(s * (1 - y * b), 0.0, upper)

@@ -155,6 +155,10 @@ def _solve_each(K, y, upper, lams, solver, point_order, start, compiled=None) ->
     """``solve_lambdas`` on a problem without twins (``compiled``: ``solve_path``'s)."""
     solver = choose_solver(solver, len(y))
     if solver == "path":
+        from .solvers.diagonal import is_diagonal, solve_diagonal
+
+        if is_diagonal(K):             # every point on its own: the path's answers in closed form
+            return [solve_diagonal(K, y, upper, lam) for lam in lams]
         return _solve_on_path(K, y, upper, list(lams), point_order, start, compiled)
     reg = _solver_registry()
     if solver not in reg:
