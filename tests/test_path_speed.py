@@ -359,3 +359,49 @@ def test_a_low_rank_kernel_start_stops_smo_early(monkeypatch):
         ref = solve_cvxopt(K, y, upper, sol.lam)
         o_p, o_r = _objective(K, y, upper, sol), _objective(K, y, upper, ref)
         assert abs(o_p - o_r) <= 1e-7 * o_r, (np.log2(n * sol.lam), o_p, o_r)
+
+
+def test_a_failed_repair_that_moved_the_state_starts_a_new_segment(monkeypatch):
+    """A failed repair on the path's own state leaves the state at the requested λ with its
+    partition rebuilt from the answer (``_Path.repair_at``), which need not be the segment's: on
+    tight clusters of points with both labels (n = 2000, σ = 2^-1) the rebuilt elbow held 85
+    points where the segment's had 89, and crossing the old segment's event raised a shape
+    mismatch out of the sweep. Here one answer is made to fail (wahba2d, n = 200, log2(nλ) = −6)
+    and its repairs to fail after rebuilding the state with one elbow point moved to 0: the
+    failed answer is recorded as it is, and every later answer (repaired where the path, from
+    that state, needs it) is cvxopt's."""
+    from svmcore.families.svm.solvers import path as P
+
+    data = make_wahba2d(200, 0)
+    y, n = data.y, 200
+    upper = np.ones(n)
+    K = gaussian_gram(data.X, sigma=1.0)
+    lams = 2.0 ** np.arange(0.0, -12.0, -1.0) / n
+    target = lams[6]
+    real_at = P._Path.solution_at
+
+    def failing_at(self, s_req, lam, tol=0.0):
+        sol = real_at(self, s_req, lam, tol)
+        if lam == target:
+            sol.kkt_residual = 1.0                  # looks far off: the ladder is asked
+        return sol
+
+    real_repaired = P._repaired
+
+    def moved_and_failed(run, sol):
+        if sol.lam != target:
+            return real_repaired(run, sol)
+        alpha = sol.alpha.copy()
+        alpha[run.path.E[0]] = 0.0                  # a partition other than the segment's
+        run.path.set_solution(run.s_req[run.k], alpha, sol.b)
+        return False
+
+    monkeypatch.setattr(P._Path, "solution_at", failing_at)
+    monkeypatch.setattr(P, "_repaired", moved_and_failed)
+    sols = solve_path(K, y, upper, lams)
+    assert sols[6].kkt_residual == 1.0
+    for sol in sols[7:]:
+        ref = solve_cvxopt(K, y, upper, sol.lam)
+        assert sol.kkt_residual <= max(1e-8, sol.info["kkt_floor"])
+        o_p, o_r = _objective(K, y, upper, sol), _objective(K, y, upper, ref)
+        assert abs(o_p - o_r) <= 1e-7 * o_r

@@ -1327,15 +1327,22 @@ def _next_event(P, y, upper):
 
 def _answer_segment(run, seg):
     """Answer every requested λ on the segment (s − t ≤ s_req ≤ s), checking each answer's KKT
-    residual and trying ``REPAIR_LADDER`` when it fails. True when a repair took over: the path's
-    state then sits at (or was restarted from) that λ, and the caller starts a new segment."""
+    residual and trying ``REPAIR_LADDER`` when it fails. True when repairs were tried: the path's
+    state then sits at (or was restarted from) that λ, and the caller starts a new segment. Where
+    they all failed the answer is recorded as it is, and the state is still moved: the repair on
+    the path's own state leaves it at that λ, its partition rebuilt from the answer
+    (``_Path.repair_at``), which need not be the segment's (tight clusters of points with both
+    labels: the elbow rebuilt with 85 points where the segment had 89, and crossing the old
+    segment's event then failed on the mismatch)."""
     P = run.path
     while run.k < run.s_req.size and seg.s - run.s_req[run.k] <= seg.t:
         sol = P.solution_at(run.s_req[run.k], run.lam, run.kkt_tol)
         sol.info.update(fallback=False)
         ok = (sol.kkt_residual <= max(run.kkt_tol, sol.info["kkt_floor"])
               and np.all(np.isfinite(sol.f)))
-        if not ok and run.fallback and _repaired(run, sol):
+        if not ok and run.fallback:
+            if not _repaired(run, sol):
+                run.record(sol)
             run.k += 1
             return True
         run.record(sol)
