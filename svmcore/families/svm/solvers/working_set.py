@@ -176,7 +176,8 @@ def default_max_size(n: int) -> int:
     path's own answers at the smallest λ of large-σ columns are lost to singular elbows
     (σ = 1, log2(nλ) = −25: cond 1e16, |α| ~ 3e6). There the repair needed |W| = 742 (four
     rounds, 19.9 s) and at σ = 2^0.5, log2(nλ) = −24, |W| = 1,564 (six rounds, 66 s); with the
-    old fixed 500 it gave up and cvxopt on all 5,000 points took 705 s."""
+    old fixed 500 it gave up and cvxopt on all 5,000 points took 705 s. The path's repair
+    ladder passes n instead (``path._working_set``): cvxopt on all points comes next there."""
     return max(500, n // 2)
 
 
