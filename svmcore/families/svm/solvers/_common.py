@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+#: double precision's machine epsilon (the rounding floors and backward errors' unit)
+EPS = float(np.finfo(float).eps)
 #: relative tolerance that decides α = 0 or α = L(y_i) (robust set memberships, docs/svm.md)
 BOUND_RTOL = 1e-6
 
@@ -102,7 +104,7 @@ def rounding_floor(K, y, alpha, lam, b, abs_K=None) -> float:
 
 def floor_of(M, b) -> float:
     """``rounding_floor`` from M = max_i (|K||c|)_i: 4·eps·(M + min(|b|, M + 1))."""
-    return 4.0 * np.finfo(float).eps * (M + min(abs(float(b)), M + 1.0))
+    return 4.0 * EPS * (M + min(abs(float(b)), M + 1.0))
 
 
 def intercept_from_bounds(g, y, alpha, upper) -> float:

@@ -25,11 +25,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._common import DualSolution, decision_values, floor_of, kkt_residual, zero_scale
+from ._common import EPS, DualSolution, decision_values, floor_of, kkt_residual, zero_scale
 
 #: rows of K read at once while checking that it is diagonal (ROWS × n entries)
 ROWS = 512
-EPS = float(np.finfo(float).eps)
 
 
 def is_diagonal(K) -> bool:

@@ -82,7 +82,7 @@ from scipy.linalg import LinAlgWarning, lu_factor, lu_solve
 
 from ....cancel import CHECK_EVERY, Cancelled
 from ....cancel import check as check_cancel
-from ._common import (BOUND_RTOL, NEAR_SOLUTION, DualSolution, decision_values, finish_dual,
+from ._common import (BOUND_RTOL, EPS, NEAR_SOLUTION, DualSolution, decision_values, finish_dual,
                       floor_of, intercept_from_bounds, kkt_residual, rounding_floor)
 from .elbow import ExplicitInverse, SchurInverse, affinely_independent, pivots_in_order
 from .locality import blocks_for
@@ -124,7 +124,6 @@ COMPILED_SCHUR_FROM = 1500
 EXPLICIT_LASTS = 64
 EXPLICIT_SHORT_LIVED = 32
 
-EPS = float(np.finfo(float).eps)
 _R, _L, _E, _P = 0, 1, 2, 3          # status codes: right (α=0), left (α=L), elbow, parked
 _SGN = np.array([-1.0, 1.0, 0.0, 0.0])   # direction in which a non-elbow point meets the margin
 
@@ -777,7 +776,9 @@ class _Path:
         """Move the state to s_req and correct its partition there (active-set rounds): elbow α
         outside [0, L] go to that bound, bound points violating KKT enter the elbow. Returns the
         solution when its KKT residual reaches max(tol, floor) (and beats ``res0``), else None;
-        the state then stays at s_req either way (it is still on the path's partition)."""
+        the state then stays at s_req either way, on failure with its partition rebuilt from the
+        first answer (``set_solution``), which need not be the segment's: the caller starts a new
+        segment (``_answer_segment``)."""
         y, upper = self.y, self.upper
         self.s = float(s_req)
         self.exact_state()
