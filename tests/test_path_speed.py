@@ -427,3 +427,42 @@ def test_a_repair_working_set_may_grow_past_half_the_points():
     for sol in sols:
         f = decision_values(K, y, sol.alpha, sol.lam, sol.b)
         assert kkt_residual(y, f, sol.alpha, upper, scale=zero_scale(n, sol.lam)) <= 1e-11
+
+
+
+def test_a_failed_tail_is_tried_again_only_at_a_later_lambda(monkeypatch):
+    """One feature, n = 1000, σ = 2^-3, log2(nλ) = −12 … −15 (the app's locality order): rounding
+    orders the path's events, so long ties hand the remaining λ to the tail's working sets, which
+    fail from here (they would need more than max(500, n/2) points). The ties recur every few
+    events, and each used to try the tail again from the path's own answer, far off: 10 tries,
+    eight at one λ, none succeeding. Now a failed tail is tried again only once the path has
+    answered the λ it failed at, so no λ is tried twice. Every answer's KKT residual, recomputed
+    from α on the whole K, is within what the path accepts."""
+    from svmcore.datasets import standardize
+    from svmcore.families.svm.solvers import path
+    from svmcore.families.svm.solvers._common import (decision_values, kkt_residual,
+                                                      rounding_floor, zero_scale)
+    from svmcore.families.svm.solvers.locality import locality_order
+
+    rng = np.random.default_rng(0)
+    n = 1000
+    X = rng.normal(size=(n, 1))
+    y = np.where(X[:, 0] + rng.normal(0.0, 1.0, n) > 0, 1.0, -1.0)
+    X = standardize(X)[0]
+    K = gaussian_gram(X, sigma=0.125)
+    tried_at = []
+    real_tail = path._tail_working_set
+
+    def tail(run, prev):
+        tried_at.append(run.k)
+        return real_tail(run, prev)
+
+    monkeypatch.setattr(path, "_tail_working_set", tail)
+    upper = np.ones(n)
+    sols = solve_path(K, y, upper, 2.0 ** np.arange(-12.0, -16.0, -1.0) / n,
+                      point_order=locality_order(X))
+    assert tried_at and len(set(tried_at)) == len(tried_at), tried_at
+    for sol in sols:
+        f = decision_values(K, y, sol.alpha, sol.lam, sol.b)
+        res = kkt_residual(y, f, sol.alpha, upper, scale=zero_scale(n, sol.lam))
+        assert res <= max(1e-8, rounding_floor(K, y, sol.alpha, sol.lam, sol.b))
