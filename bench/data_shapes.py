@@ -20,7 +20,12 @@ Shapes (``sklearn.datasets.make_classification`` unless said, features standardi
 ``wahba2d`` (the paper's simulation), ``f20`` (20 features, 5 informative, 10 % labels flipped),
 ``f200`` (200 features, 10 informative), ``rare`` (10 features, 5 % positives), ``binary`` (8
 0/1 features, so rows repeat), ``linear20`` and ``linear200`` (the linear kernel on f20's and f200's
-rows, the 26 λ of one column).
+rows, the 26 λ of one column). Asked for by name only (``--shapes``), since they are the slow
+corners: ``one`` (one feature, y = 1 where x + N(0, 1) > 0: at narrow σ K's numerical rank is
+far below n) and ``clusters`` (20 clusters 1e-3 wide around centres drawn with scale 5, three
+features, 30 % or 70 % positives in each: at narrow σ each cluster's block is nearly of rank
+one; its columns take minutes at n = 2000, and its answers at the smallest λ stay above what
+the path accepts).
 
     PYTHONPATH=. python bench/data_shapes.py [--n 2000] [--shapes f200,linear200] [--seed 0]
 """
@@ -45,6 +50,7 @@ from svmcore.kernels import gaussian_gram, linear_gram  # noqa: E402
 LOG2_NLAM = np.arange(-25, 1, dtype=float)
 LOG2_SIGMA = np.arange(-3.0, 3.01, 0.5)
 SHAPES = ("wahba2d", "f20", "f200", "rare", "binary", "linear20", "linear200")
+SLOW_SHAPES = ("one", "clusters")
 
 
 def make_shape(shape: str, n: int, seed: int = 0):
@@ -67,8 +73,15 @@ def make_shape(shape: str, n: int, seed: int = 0):
     elif shape == "binary":
         X = rng.integers(0, 2, (n, 8)).astype(float)
         y = (X[:, :3].sum(axis=1) + rng.normal(0.0, 1.0, n) > 1.5).astype(int)
+    elif shape == "one":
+        X = rng.normal(size=(n, 1))
+        y = (X[:, 0] + rng.normal(0.0, 1.0, n) > 0).astype(int)
+    elif shape == "clusters":
+        centres, which = 5.0 * rng.normal(size=(20, 3)), rng.integers(0, 20, n)
+        X = centres[which] + 1e-3 * rng.normal(size=(n, 3))
+        y = (rng.random(n) < 0.3 + 0.4 * (which % 2)).astype(int)
     else:
-        raise SystemExit(f"unknown shape {shape!r}; one of {', '.join(SHAPES)}")
+        raise SystemExit(f"unknown shape {shape!r}; one of {', '.join(SHAPES + SLOW_SHAPES)}")
     return standardize(X)[0], np.where(y > 0, 1.0, -1.0)
 
 
