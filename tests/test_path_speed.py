@@ -430,14 +430,16 @@ def test_a_repair_working_set_may_grow_past_half_the_points():
 
 
 
-def test_a_failed_tail_is_tried_again_only_at_a_later_lambda(monkeypatch):
+
+def test_a_failed_tail_is_tried_again_only_nearer_its_lambda(monkeypatch):
     """One feature, n = 1000, σ = 2^-3, log2(nλ) = −12 … −15 (the app's locality order): rounding
     orders the path's events, so long ties hand the remaining λ to the tail's working sets, which
     fail from here (they would need more than max(500, n/2) points). The ties recur every few
     events, and each used to try the tail again from the path's own answer, far off: 10 tries,
-    eight at one λ, none succeeding. Now a failed tail is tried again only once the path has
-    answered the λ it failed at, so no λ is tried twice. Every answer's KKT residual, recomputed
-    from α on the whole K, is within what the path accepts."""
+    eight at one λ, none succeeding. Now a failed tail is tried again at the same λ only once the
+    path has come halfway there in log s from where the failed try was made (or at a later λ).
+    Every answer's KKT residual, recomputed from α on the whole K, is within what the path
+    accepts."""
     from svmcore.datasets import standardize
     from svmcore.families.svm.solvers import path
     from svmcore.families.svm.solvers._common import (decision_values, kkt_residual,
@@ -450,18 +452,22 @@ def test_a_failed_tail_is_tried_again_only_at_a_later_lambda(monkeypatch):
     y = np.where(X[:, 0] + rng.normal(0.0, 1.0, n) > 0, 1.0, -1.0)
     X = standardize(X)[0]
     K = gaussian_gram(X, sigma=0.125)
-    tried_at = []
+    tries = []                                  # (k, the path's s, the k-th λ's s, answered)
     real_tail = path._tail_working_set
 
     def tail(run, prev):
-        tried_at.append(run.k)
-        return real_tail(run, prev)
+        ws = real_tail(run, prev)
+        tries.append((run.k, run.path.s, run.s_req[run.k], ws is not None))
+        return ws
 
     monkeypatch.setattr(path, "_tail_working_set", tail)
     upper = np.ones(n)
     sols = solve_path(K, y, upper, 2.0 ** np.arange(-12.0, -16.0, -1.0) / n,
                       point_order=locality_order(X))
-    assert tried_at and len(set(tried_at)) == len(tried_at), tried_at
+    assert 1 <= len(tries) <= 7, tries
+    for (k0, s0, want, ok), (k1, s1, _, _) in zip(tries, tries[1:]):
+        if k1 == k0 and not ok:
+            assert np.log(s0 / s1) >= 0.5 * np.log(s0 / want) - 1e-12, tries
     for sol in sols:
         f = decision_values(K, y, sol.alpha, sol.lam, sol.b)
         res = kkt_residual(y, f, sol.alpha, upper, scale=zero_scale(n, sol.lam))

@@ -72,6 +72,7 @@ accurate, and the KKT check at each requested λ catches the rare case where α_
 """
 from __future__ import annotations
 
+import math
 import os
 import warnings
 from dataclasses import dataclass
@@ -1162,6 +1163,7 @@ class _Run:
     tie_runs: int = 0                 # runs of TIE_RUN zero-length steps below the floor
     tail_failed_at: int | None = None  # tie_runs when a working-set QP of the tail failed
     tail_failed_k: int = -1           # the requested λ (k) it failed at
+    tail_failed_s: float = math.inf   # the path's s then
     repairs: int = 0
     ws_repairs: int = 0
     fallbacks: int = 0
@@ -1669,14 +1671,17 @@ def _hand_tail(run) -> bool:
     """Whether the remaining λ go to working sets (``_answer_tail``): after a long tie below f's
     rounding floor (``TIE_RUN``), or after a working-set repair when the elbow parks more than it
     holds; never before an answer to warm-start from. Once a working-set QP of the tail failed,
-    only after a new long tie below the floor and once the path has answered the λ it failed at:
-    where rounding orders the events the ties come every few events, and a try from the path's
-    own answer there, far off, failed each time (one standardized feature, n = 2000, σ = 2^-3:
-    175 tries in 42.5 s, 161 of them at the λ of the try before; none succeeded)."""
+    only after a new long tie below the floor, and at the λ it failed at only once the path has
+    come halfway (in log s) from where it was then: where rounding orders the events the ties
+    come every few events, and a try from the path's own answer, far off, failed each time (one
+    standardized feature, n = 2000, σ = 2^-3: 175 tries in 42.5 s, 161 of them at the λ of the
+    try before; none succeeded)."""
     if run.last_good is None:
         return False
-    if run.tail_failed_at is not None:         # again only after a new long tie, at a later λ
-        return run.tie_runs > run.tail_failed_at and run.k > run.tail_failed_k
+    if run.tail_failed_at is not None:         # again only after a new long tie, nearer
+        nearer = (run.k > run.tail_failed_k
+                  or run.path.s <= math.sqrt(run.tail_failed_s * run.s_req[run.k]))
+        return run.tie_runs > run.tail_failed_at and nearer
     return run.tie_runs > 0 or bool(run.ws_repairs and _tail_by_working_sets(run.path))
 
 
@@ -1695,6 +1700,7 @@ def _answer_tail(run) -> bool:
         ws = _tail_working_set(run, prev)
         if ws is None:
             run.tail_failed_at, run.tail_failed_k = run.tie_runs, run.k
+            run.tail_failed_s = run.path.s
             return False
         run.ws_repairs += 1
         prev = _record_answer(run, ws, _TAIL_REASON[run.tie_runs > 0], "working_set",
