@@ -1164,6 +1164,7 @@ class _Run:
     tail_failed_at: int | None = None  # tie_runs when a working-set QP of the tail failed
     tail_failed_k: int = -1           # the requested λ (k) it failed at
     tail_failed_s: float = math.inf   # the path's s then
+    tail_retried: int = 0             # tries again at that λ after the first failed
     repairs: int = 0
     ws_repairs: int = 0
     fallbacks: int = 0
@@ -1671,19 +1672,23 @@ def _hand_tail(run) -> bool:
     """Whether the remaining λ go to working sets (``_answer_tail``): after a long tie below f's
     rounding floor (``TIE_RUN``), or after a working-set repair when the elbow parks more than it
     holds; never before an answer to warm-start from. Once a working-set QP of the tail failed,
-    only after a new long tie below the floor, and at the λ it failed at only once the path has
-    come halfway (in log s) from where it was then: where rounding orders the events the ties
-    come every few events, and a try from the path's own answer, far off, failed each time (one
-    standardized feature, n = 2000, σ = 2^-3: 175 tries in 42.5 s, 161 of them at the λ of the
-    try before; none succeeded)."""
+    only after a new long tie below the floor, at a later λ, or once (``TAIL_RETRIES``) at the λ
+    it failed at when the path has come halfway there (in log s) from where it was then: where
+    rounding orders the events the ties come every few events, and a try from the path's own
+    answer, far off, failed each time (one standardized feature, n = 2000, σ = 2^-3: 175 tries
+    in 42.5 s, 161 of them at the λ of the try before; none succeeded)."""
     if run.last_good is None:
         return False
     if run.tail_failed_at is not None:         # again only after a new long tie, nearer
-        nearer = (run.k > run.tail_failed_k
-                  or run.path.s <= math.sqrt(run.tail_failed_s * run.s_req[run.k]))
+        halfway = run.path.s <= math.sqrt(run.tail_failed_s * run.s_req[run.k])
+        nearer = run.k > run.tail_failed_k or (run.tail_retried < TAIL_RETRIES and halfway)
         return run.tie_runs > run.tail_failed_at and nearer
     return run.tie_runs > 0 or bool(run.ws_repairs and _tail_by_working_sets(run.path))
 
+
+#: tries of the tail again at the λ where it failed (``_hand_tail``): the first retry from a nearer
+#: answer is the one that helped (``tests/test_path.py``, n = 500, C_B = 4.5, σ = 4, −40)
+TAIL_RETRIES = 1
 
 _TAIL_REASON = {False: "after the elbow parked most free points: a working-set QP",
                 True: "after a tie below f's rounding floor: a working-set QP"}
@@ -1699,6 +1704,7 @@ def _answer_tail(run) -> bool:
         check_cancel()
         ws = _tail_working_set(run, prev)
         if ws is None:
+            run.tail_retried = run.tail_retried + 1 if run.k == run.tail_failed_k else 0
             run.tail_failed_at, run.tail_failed_k = run.tie_runs, run.k
             run.tail_failed_s = run.path.s
             return False
