@@ -407,6 +407,18 @@ def test_a_failed_repair_that_moved_the_state_starts_a_new_segment(monkeypatch):
         assert abs(o_p - o_r) <= 1e-7 * o_r
 
 
+def _one_feature(n=1000, sigma=0.125):
+    """(X, y, K): one standardized feature, y = +1 where x + N(0, 1) > 0, the Gaussian kernel at
+    σ = 2^-3, where K's numerical rank is far below n (``bench/data_shapes.py``'s ``one``)."""
+    from svmcore.datasets import standardize
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(n, 1))
+    y = np.where(X[:, 0] + rng.normal(0.0, 1.0, n) > 0, 1.0, -1.0)
+    X = standardize(X)[0]
+    return X, y, gaussian_gram(X, sigma=sigma)
+
+
 def test_a_repair_working_set_may_grow_past_half_the_points():
     """One feature, n = 1000, σ = 2^-3: K's numerical rank is far below n, and at log2(nλ) = −7
     the path's answer fails. A working set capped at max(500, n/2) gave up, cvxopt on all points
@@ -416,19 +428,14 @@ def test_a_repair_working_set_may_grow_past_half_the_points():
     + b, a certificate of optimality independent of the solver), is within 1e-11."""
     from svmcore.families.svm.solvers._common import decision_values, kkt_residual, zero_scale
 
-    rng = np.random.default_rng(0)
     n = 1000
-    x = rng.normal(size=n)
-    y = np.where(x + rng.normal(0.0, 1.0, n) > 0, 1.0, -1.0)
-    K = gaussian_gram(((x - x.mean()) / x.std())[:, None], sigma=0.125)
+    _, y, K = _one_feature(n)
     upper = np.ones(n)
     sols = solve_path(K, y, upper, 2.0 ** np.arange(0.0, -9.0, -1.0) / n)
     assert sols[0].info["working_set_repairs"] >= 1 and sols[0].info["fallbacks"] == 0
     for sol in sols:
         f = decision_values(K, y, sol.alpha, sol.lam, sol.b)
         assert kkt_residual(y, f, sol.alpha, upper, scale=zero_scale(n, sol.lam)) <= 1e-11
-
-
 
 
 def test_a_failed_tail_is_tried_again_only_nearer_its_lambda(monkeypatch):
@@ -440,18 +447,13 @@ def test_a_failed_tail_is_tried_again_only_nearer_its_lambda(monkeypatch):
     same λ when the path has come halfway there in log s from where the failed try was made.
     Every answer's KKT residual, recomputed from α on the whole K, is within what the path
     accepts."""
-    from svmcore.datasets import standardize
     from svmcore.families.svm.solvers import path
     from svmcore.families.svm.solvers._common import (decision_values, kkt_residual,
                                                       rounding_floor, zero_scale)
     from svmcore.families.svm.solvers.locality import locality_order
 
-    rng = np.random.default_rng(0)
     n = 1000
-    X = rng.normal(size=(n, 1))
-    y = np.where(X[:, 0] + rng.normal(0.0, 1.0, n) > 0, 1.0, -1.0)
-    X = standardize(X)[0]
-    K = gaussian_gram(X, sigma=0.125)
+    X, y, K = _one_feature(n)
     tries = []                                  # (k, the path's s, the k-th λ's s, answered)
     real_tail = path._tail_working_set
 
