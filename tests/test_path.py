@@ -280,6 +280,60 @@ def test_lu_inverse_is_numpys_inverse_in_c_order_and_refuses_a_singular_matrix()
         lu_inverse(A)
 
 
+@pytest.mark.parametrize("size", [40, 530])
+def test_explicit_inverse_changes_in_place_as_numpy_rounds_them(monkeypatch, size):
+    """``ExplicitInverse``'s rank-one changes from ``RANK_ONE_COMPILED_FROM`` (512) points are
+    written in place by the compiled loop (``_events.rank_one_update``): bit for bit the inverse
+    numpy's ``B += np.outer(w, w / c)`` and ``B -= np.outer(col, col / col_r)`` give, replayed
+    here on a copy, through points entering and leaving across the threshold; below it numpy's
+    own. Either way B solves the bordered system to its rounding level against numpy's LU."""
+    from svmcore.families.svm.solvers import _events as EV
+    from svmcore.families.svm.solvers import elbow as EL
+
+    calls = []
+    original = EV.rank_one_update
+    monkeypatch.setattr(EV, "rank_one_update", lambda *a: calls.append(a[3]) or original(*a))
+    X, _ = _wahba(size + 40, 7)
+    K = gaussian_gram(X, sigma=0.5)
+    E = list(range(size))
+    F = EL.ExplicitInverse(_bordered(K, E))
+    ref = F.B[:size + 1, :size + 1].copy()
+    rng = np.random.default_rng(1)
+    for step in range(24):
+        M = F.M
+        if step % 3 == 2:                       # a leave: the last position moves into j
+            j = int(rng.integers(M - 1))
+            r = j + 1
+            col = ref[:, r].copy()
+            ref -= np.outer(col, col / col[r])
+            ref[r, :], ref[:, r] = ref[M - 1, :], ref[:, M - 1]
+            ref[r, r] = ref[M - 1, M - 1]
+            ref = ref[:M - 1, :M - 1].copy()
+            F.remove(j)
+            E[j] = E[-1]
+            E.pop()
+        else:                                   # an entering point
+            p = size + step
+            u = np.r_[1.0, K[E, p]]
+            c, data = F.prepare_add(p, u, K[p, p])
+            w = data[0]                             # F's own B u
+            grown = np.zeros((M + 1, M + 1))
+            grown[:M, :M] = ref + np.outer(w, w / c)
+            grown[M, :M] = grown[:M, M] = -w / c
+            grown[M, M] = 1.0 / c
+            ref = grown
+            F.commit_add(data)
+            E.append(p)
+        np.testing.assert_array_equal(F.B[:F.M, :F.M], ref)
+    A = _bordered(K, E)
+    rhs = rng.normal(size=len(E) + 1)
+    exact = np.linalg.solve(A, rhs)
+    miss = np.max(np.abs(F.apply(rhs) - exact)) / np.max(np.abs(exact))
+    assert miss <= 1e-15 * np.linalg.cond(A), miss
+    assert (len(calls) == 24) == (size >= EL.RANK_ONE_COMPILED_FROM)
+    assert not calls or min(calls) >= EL.RANK_ONE_COMPILED_FROM
+
+
 def _count_dgetri(monkeypatch):
     """A list that gains an entry at each LAPACK getri call (``lu_inverse``)."""
     from scipy.linalg import lapack

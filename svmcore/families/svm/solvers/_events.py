@@ -957,6 +957,20 @@ def support_products(K, c, S, f, M):
 SUPPORT_BLOCK = 32
 
 
+# ---------------------------------------------------------------- the numpy code's inverse (elbow.py)
+@njit(cache=True, nogil=True)
+def rank_one_update(B, u, v, M):
+    """B[:M, :M] += u v' in place, each entry B_ij + u_i v_j rounded as numpy's
+    ``B[:M, :M] += np.outer(u, v)`` rounds it (no fused multiply-add: numba leaves fastmath
+    off), in one pass over the block instead of numpy's temporary |E|² array and the second
+    pass that adds it (``elbow.ExplicitInverse`` from ``elbow.RANK_ONE_COMPILED_FROM`` points)."""
+    for i in range(M):
+        a = u[i]
+        row = B[i]
+        for j in range(M):
+            row[j] += a * v[j]
+
+
 # ---------------------------------------------------------------- locality (locality.py)
 @njit(cache=True, nogil=True)
 def kept_runs(K, chunk_of, n_chunks, chunk, tau, n):

@@ -1456,13 +1456,17 @@ def compile_event_loop() -> None:
     y = np.r_[-np.ones(half), np.ones(half)]
     solve_path(gaussian_gram(X, sigma=0.125), y, np.ones(2 * half),
                2.0 ** np.array([0.0, -1.0]) / (2 * half), point_order=locality_order(X))
+    from ._events import rank_one_update      # the numpy code's large elbows (``elbow.add_outer``)
+
+    rank_one_update(np.zeros((1, 1)), np.zeros(1), np.zeros(1), 1)
 
 
 def _first_use_kernels() -> tuple:
     """numba's functions that a path of ``COMPILED_FROM_N`` points or more calls from Python."""
     from . import _events as ev
 
-    return ev.run_events, ev.support_products, ev.kept_runs, ev.rates, ev.row_products, ev.pack_runs
+    return (ev.run_events, ev.support_products, ev.kept_runs, ev.rates, ev.row_products,
+            ev.pack_runs, ev.rank_one_update)
 
 
 def event_loop_loaded() -> bool:
