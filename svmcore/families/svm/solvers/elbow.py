@@ -100,7 +100,7 @@ def lu_inverse(A):
 #: forms a temporary |E|² array and passes over B twice: one thread, |E| = 600 / 1,200 / 2,400,
 #: 0.53 / 4.9 / 17.5 ms against 0.08 / 1.1 / 3.5 ms, the same numbers bit for bit. The numpy
 #: code's events on the largest elbows spend their time there (wahba2d, n = 10,000, σ = 2^-3,
-#: log2(nλ) = −21 … −25: 2,513 changes at |E| ≈ 2,400, 42 s of the 178 s)
+#: log2(nλ) = −21 … −25: 2,513 changes at |E| ≈ 2,400, 42 s of the 178 s under cProfile; 180.7 → 150.5 s without)
 RANK_ONE_COMPILED_FROM = 512
 
 

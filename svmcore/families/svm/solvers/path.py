@@ -1441,7 +1441,8 @@ def _run_compiled(P, s_next, budget, total_events):
 
 
 def compile_event_loop() -> None:
-    """Load the compiled event loop and the kernels of the passes over runs, compiling them on a
+    """Load the compiled event loop, the kernels of the passes over runs and the explicit
+    inverse's in-place rank-one change (``elbow.add_outer``), compiling them on a
     new installation (45–51 s on two Zen 3 cores, ``bench/scale_history.md``; about 3 s to load
     from numba's cache afterwards): the Docker image's build and the benchmarks call it so that
     no user or timing pays that. A 1000-point path (two Gaussian clouds, σ = 2^-3, its points'
