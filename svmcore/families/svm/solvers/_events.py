@@ -960,15 +960,13 @@ SUPPORT_BLOCK = 32
 # ---------------------------------------------------------------- the numpy code's inverse (elbow.py)
 @njit(cache=True, nogil=True)
 def rank_one_update(B, u, v, M):
-    """B[:M, :M] += u v' in place, each entry B_ij + u_i v_j rounded as numpy's
-    ``B[:M, :M] += np.outer(u, v)`` rounds it (no fused multiply-add: numba leaves fastmath
-    off), in one pass over the block instead of numpy's temporary |E|² array and the second
-    pass that adds it (``elbow.ExplicitInverse`` from ``elbow.RANK_ONE_COMPILED_FROM`` points)."""
-    for i in range(M):
-        a = u[i]
-        row = B[i]
-        for j in range(M):
-            row[j] += a * v[j]
+    """B[:M, :M] += u v' in place: the compiled loop's ``_flush`` with one held-back change, as
+    an entry point cached for Python (``elbow.ExplicitInverse`` from
+    ``elbow.RANK_ONE_COMPILED_FROM`` points). Each entry B_ij + u_i v_j is rounded as numpy's
+    ``B[:M, :M] += np.outer(u, v)`` rounds it (no fused multiply-add: numba leaves fastmath off;
+    a row with u_i = 0 is left as it is, which for finite v is the same), in one pass over the
+    block instead of numpy's temporary |E|² array and the second pass that adds it."""
+    _flush(B, u.reshape((1, u.size)), v.reshape((1, v.size)), 1, M)
 
 
 # ---------------------------------------------------------------- locality (locality.py)
